@@ -1,0 +1,96 @@
+"""Shared helpers of the benchmark scripts: machine facts, memory sampling, tables, JSON."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def machine() -> dict:
+    """What the numbers were measured on."""
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import ctranslate2
+    import ray
+    import torch
+
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gb": round(psutil.virtual_memory().total / 2**30, 1),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "ray": ray.__version__,
+        "ctranslate2": ctranslate2.__version__,
+        "date": time.strftime("%Y-%m-%d"),
+    }
+
+
+class PeakRSS:
+    """Samples the summed RSS of this process and all its descendants (Ray workers too)."""
+
+    def __init__(self, interval: float = 0.2):
+        self.interval = interval
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> int:
+        me = psutil.Process()
+        total = 0
+        for p in [me, *me.children(recursive=True)]:
+            with contextlib.suppress(psutil.Error):
+                total += p.memory_info().rss
+        return total
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._sample())
+            time.sleep(self.interval)
+
+    def __enter__(self) -> PeakRSS:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def peak_mb(self) -> float:
+        """Peak summed RSS in MiB."""
+        return round(self.peak / 2**20, 1)
+
+
+def table(rows: list[dict], columns: list[str]) -> str:
+    """A plain-text table of ``rows``."""
+    widths = [max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in columns]
+    line = "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))
+    out = [line, "  ".join("-" * w for w in widths)]
+    for r in rows:
+        out.append("  ".join(str(r.get(c, "")).ljust(w) for c, w in zip(columns, widths,
+                                                                         strict=True)))
+    return "\n".join(out)
+
+
+def write_json(name: str, payload: dict) -> Path:
+    """Write ``benchmarks/results/<name>.json``."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(payload, indent=2))
+    return path

@@ -1,0 +1,7 @@
+"""``python -m paralib`` is the ``paralib`` command."""
+
+import sys
+
+from paralib.cli import main
+
+sys.exit(main())

@@ -1,0 +1,108 @@
+"""The ``paralib`` command line: one subcommand per stage, each ``--config FILE --set k=v``.
+
+Jobs under ``jobs/`` call :func:`main` with a fixed subcommand, so that
+``ray job submit -- python jobs/backtranslate.py --config X`` is ``paralib backtranslate
+--config X`` on a cluster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from paralib.config import Config, ConfigError, load_config
+from paralib.paths import PROJECT_ROOT, DataNotFoundError
+
+QUICKSTART_CONFIG = PROJECT_ROOT / "configs" / "quickstart.yaml"
+
+
+def _config_args(p: argparse.ArgumentParser, default: Path | None = None) -> None:
+    p.add_argument("--config", "-c", default=str(default) if default else None,
+                   help="YAML configuration file" + (f" (default: {default})" if default else ""))
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config value, e.g. --set backtranslate.beam_size=8")
+    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(prog="paralib", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("quickstart", help="the embedded default run on ../shared/data")
+    _config_args(p, QUICKSTART_CONFIG)
+
+    p = sub.add_parser("backtranslate", help="translate the non-English side into English")
+    _config_args(p)
+
+    p = sub.add_parser("config", help="print the validated configuration as YAML")
+    _config_args(p)
+
+    mt = sub.add_parser("mt", help="translation models").add_subparsers(dest="mt_command",
+                                                                         required=True)
+    p = mt.add_parser("train", help="train a Marian model and convert it to CTranslate2")
+    _config_args(p)
+    p = mt.add_parser("convert", help="convert a Hugging Face seq2seq model to CTranslate2")
+    p.add_argument("src", help="model folder (config.json, weights, tokenizer files)")
+    p.add_argument("dst", help="output folder")
+    p.add_argument("--quantization", default="int8", help="int8 (default), float32, float16...")
+    return parser
+
+
+def _load(args) -> Config:
+    return load_config(args.config, args.overrides)
+
+
+def run(args) -> int:
+    """Dispatch a parsed command line."""
+    progress = not getattr(args, "no_progress", False)
+    if args.command == "config":
+        import yaml
+
+        print(yaml.safe_dump(_load(args).model_dump(mode="json"), sort_keys=False))
+        return 0
+    if args.command == "quickstart":
+        from paralib.quickstart import quickstart
+
+        quickstart(_load(args), progress=progress)
+        return 0
+    if args.command == "backtranslate":
+        from paralib.translate.backtranslate import backtranslate
+
+        print(backtranslate(_load(args), progress=progress).text())
+        return 0
+    if args.command == "mt" and args.mt_command == "train":
+        from paralib.mt.train import train_mt
+
+        metrics = train_mt(_load(args).mt, progress=progress)
+        print(json.dumps({k: v for k, v in metrics.items() if k != "history"}, indent=2))
+        return 0
+    if args.command == "mt" and args.mt_command == "convert":
+        from paralib.mt.convert import convert
+
+        print(f"converted to {convert(args.src, args.dst, args.quantization)}")
+        return 0
+    raise AssertionError(f"unhandled command {args.command}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``paralib`` console script; returns the exit status."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    from paralib.io.bitext import BitextError
+    from paralib.mt.convert import ConversionError
+    from paralib.translate.translator import ModelNotFoundError
+
+    try:
+        return run(args)
+    except (ConfigError, BitextError, ModelNotFoundError, ConversionError,
+            DataNotFoundError) as exc:
+        print(f"paralib: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

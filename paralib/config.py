@@ -1,0 +1,266 @@
+"""paralib's one configuration schema: YAML in, validated objects out, clear errors.
+
+Every subcommand reads a YAML file into :class:`Config` and applies ``--set a.b=value``
+overrides (the value is parsed as YAML, so ``--set backtranslate.beam_size=8`` is an int).
+Unknown keys, wrong types and missing input files fail before any work starts with a message
+that names the key and the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from paralib.io.fs import S3Options
+from paralib.paths import expand
+
+
+class ConfigError(ValueError):
+    """A configuration file or override is invalid."""
+
+
+class Strict(BaseModel):
+    """Base for config sections: unknown keys are errors, values are type-checked."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class RayConfig(Strict):
+    """How to reach Ray: ``address: null`` starts an embedded local instance (``ray.init()``)."""
+
+    address: str | None = None
+    num_cpus: int | None = Field(default=None, ge=1)
+    include_dashboard: bool | None = None
+
+
+class S3Config(Strict):
+    """S3 access; ``endpoint_url`` selects an S3-compatible store (MinIO, moto)."""
+
+    endpoint_url: str | None = None
+    region: str = "us-east-1"
+    access_key: str | None = None
+    secret_key: str | None = None
+
+    def options(self) -> S3Options:
+        """The picklable connection options used by readers and writers."""
+        return S3Options(self.endpoint_url, self.region, self.access_key, self.secret_key)
+
+
+Format = Literal["text", "tsv", "jsonl", "parquet", "xnli"]
+
+
+class InputConfig(Strict):
+    """One bitext input.
+
+    - ``text``: two line-aligned files, ``src`` (non-English) and ``en`` (English); ``.gz`` ok.
+    - ``tsv``: ``path`` with ``src<TAB>en`` per line.
+    - ``jsonl``: ``path`` with one object per line, fields ``src_field`` / ``en_field``.
+    - ``parquet``: ``path`` with columns ``src_field`` / ``en_field``.
+    - ``xnli``: two line-aligned XNLI TSVs (premise, hypothesis, label): ``src`` and ``en``;
+      each distinct premise and hypothesis becomes one pair.
+
+    ``path``/``src``/``en`` may be globs and ``s3://`` URIs; ``{data}`` is the data root.
+    """
+
+    corpus: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    src_lang: str = Field(min_length=2, max_length=8)
+    format: Format = "text"
+    src: str | None = None
+    en: str | None = None
+    path: str | None = None
+    src_field: str = "src"
+    en_field: str = "en"
+    html_unescape: bool = False
+    limit: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _paths_for_format(self) -> InputConfig:
+        two_files = self.format in ("text", "xnli")
+        if two_files and not (self.src and self.en):
+            raise ValueError(f"format '{self.format}' needs both 'src' and 'en' file paths")
+        if not two_files and not self.path:
+            raise ValueError(f"format '{self.format}' needs 'path'")
+        for key in ("src", "en", "path"):
+            value = getattr(self, key)
+            if value is not None:
+                object.__setattr__(self, key, expand(value))
+        return self
+
+    def files(self) -> list[str]:
+        """The configured path patterns (before glob expansion)."""
+        return [p for p in (self.src, self.en, self.path) if p]
+
+
+class BitextConfig(Strict):
+    """Inputs, sharding and the limits that turn bad rows into rejects."""
+
+    inputs: list[InputConfig] = Field(default_factory=list)
+    shard_rows: int = Field(default=5000, ge=1)
+    max_chars: int = Field(default=1000, ge=1)
+
+
+class BacktranslateConfig(Strict):
+    """Back-translation of the non-English side into English (2017 §3, 2018 §3).
+
+    ``num_hypotheses`` > 1 keeps the k-best list (up to 50, 2017 §3); ``cost`` is the
+    negative log-likelihood per token of each hypothesis (2017 §5.6).
+    """
+
+    model: str = "{models}/de-en"
+    output: str = "output/backtranslate"
+    beam_size: int = Field(default=4, ge=1, le=64)
+    num_hypotheses: int = Field(default=1, ge=1, le=50)
+    length_penalty: float = 1.0
+    max_input_length: int = Field(default=128, ge=1)
+    max_decoding_length: int = Field(default=128, ge=1)
+    batch_size: int = Field(default=1024, ge=1)
+    batch_type: Literal["examples", "tokens"] = "tokens"
+    rows_per_batch: int | None = Field(default=None, ge=1)
+    compute_type: str = "auto"
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    actors: int = Field(default=2, ge=1)
+    min_actors: int = Field(default=1, ge=1)
+    num_cpus_per_actor: float = Field(default=0.5, gt=0)
+    intra_threads: int = Field(default=1, ge=0)
+    actor_resources: dict[str, float] = Field(default_factory=dict)
+    overwrite: bool = False
+
+    @field_validator("model", "output")
+    @classmethod
+    def _expand(cls, v: str) -> str:
+        return expand(v)
+
+    @model_validator(mode="after")
+    def _hyps_fit_beam(self) -> BacktranslateConfig:
+        if self.num_hypotheses > self.beam_size:
+            raise ValueError(
+                f"num_hypotheses ({self.num_hypotheses}) cannot exceed beam_size ({self.beam_size})"
+            )
+        if self.min_actors > self.actors:
+            raise ValueError(f"min_actors ({self.min_actors}) > actors ({self.actors})")
+        return self
+
+
+class MTModelConfig(Strict):
+    """Size of the Marian Transformer trained by ``paralib mt train``."""
+
+    vocab_size: int = Field(default=8000, ge=100)
+    d_model: int = Field(default=256, ge=16)
+    encoder_layers: int = Field(default=3, ge=1)
+    decoder_layers: int = Field(default=3, ge=1)
+    attention_heads: int = Field(default=4, ge=1)
+    ffn_dim: int = Field(default=1024, ge=16)
+    dropout: float = Field(default=0.1, ge=0, lt=1)
+    max_positions: int = Field(default=256, ge=16)
+
+
+class MTTrainConfig(Strict):
+    """Training recipe of ``paralib mt train`` (tuned for a CPU; see README)."""
+
+    src_lang: str = "de"
+    tgt_lang: str = "en"
+    inputs: list[InputConfig] = Field(default_factory=list)
+    valid_src: str | None = None
+    valid_ref: str | None = None
+    test_src: str | None = None
+    test_ref: str | None = None
+    output: str = "runs/mt-de-en"
+    model: MTModelConfig = Field(default_factory=MTModelConfig)
+    batch_tokens: int = Field(default=3000, ge=16)
+    max_len: int = Field(default=64, ge=4)
+    lr: float = Field(default=1e-3, gt=0)
+    warmup_steps: int = Field(default=800, ge=0)
+    label_smoothing: float = Field(default=0.1, ge=0, lt=1)
+    max_steps: int = Field(default=100_000, ge=1)
+    time_budget_minutes: float = Field(default=90.0, gt=0)
+    eval_every: int = Field(default=1000, ge=1)
+    average_last: int = Field(default=4, ge=1)
+    beam_size: int = Field(default=4, ge=1)
+    threads: int = Field(default=0, ge=0)
+    seed: int = 1
+
+    @field_validator("valid_src", "valid_ref", "test_src", "test_ref", "output")
+    @classmethod
+    def _expand(cls, v: str | None) -> str | None:
+        return expand(v) if v else v
+
+
+class Config(Strict):
+    """The whole paralib configuration."""
+
+    ray: RayConfig = Field(default_factory=RayConfig)
+    s3: S3Config = Field(default_factory=S3Config)
+    bitext: BitextConfig = Field(default_factory=BitextConfig)
+    backtranslate: BacktranslateConfig = Field(default_factory=BacktranslateConfig)
+    mt: MTTrainConfig = Field(default_factory=MTTrainConfig)
+
+
+def _set_path(tree: dict, dotted: str, value: Any) -> None:
+    keys = dotted.split(".")
+    node = tree
+    for key in keys[:-1]:
+        nxt = node.setdefault(key, {})
+        if not isinstance(nxt, dict):
+            raise ConfigError(f"--set {dotted}: '{key}' is not a section")
+        node = nxt
+    node[keys[-1]] = value
+
+
+def parse_override(item: str) -> tuple[str, Any]:
+    """Parse ``a.b=value`` (value as YAML) into ``("a.b", value)``."""
+    if "=" not in item:
+        raise ConfigError(f"--set expects key=value, got '{item}'")
+    key, raw = item.split("=", 1)
+    if not key.strip():
+        raise ConfigError(f"--set expects key=value, got '{item}'")
+    try:
+        value = yaml.safe_load(raw) if raw != "" else ""
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"--set {key}: cannot parse value '{raw}': {exc}") from exc
+    return key.strip(), value
+
+
+def _format_errors(exc: ValidationError, source: str) -> str:
+    lines = [f"invalid configuration in {source}:"]
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        got = err.get("input")
+        hide = err["type"] == "extra_forbidden" or isinstance(got, dict)
+        shown = "" if hide else f" (got {got!r})"
+        lines.append(f"  {loc}: {msg}{shown}")
+    return "\n".join(lines)
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> Config:
+    """Load and validate a config file (or the defaults) with ``--set`` overrides applied."""
+    tree: dict[str, Any] = {}
+    source = "defaults"
+    if path is not None:
+        source = str(path)
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"config file not found: {path}")
+        try:
+            loaded = yaml.safe_load(p.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"{path}: top level must be a mapping of sections")
+        tree = loaded
+    for item in overrides or []:
+        key, value = parse_override(item)
+        _set_path(tree, key, value)
+    if overrides:
+        source += " (with --set " + ", ".join(overrides) + ")"
+    try:
+        return Config.model_validate(tree)
+    except ValidationError as exc:
+        raise ConfigError(_format_errors(exc, source)) from None

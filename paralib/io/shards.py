@@ -1,0 +1,69 @@
+"""Per-shard outputs with completion markers, so that a killed job resumes (datatrove style).
+
+Layout under a stage's output folder (local or ``s3://``)::
+
+    data/<corpus>-<shard>/part-*.parquet     rows of the stage
+    rejects/<corpus>-<shard>/part-*.parquet  rejected rows with their reason
+    _markers/<corpus>-<shard>.json           written once the shard is complete (counts)
+    _summary.json                            totals of the whole output
+
+A shard without a marker is incomplete: its partial files are deleted and it is redone, so
+the output holds every input row exactly once.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import uuid
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from paralib.io import fs as pfs
+from paralib.io.fs import S3Options
+
+
+def marker_path(out: str, key: str) -> str:
+    """Path of the completion marker of shard ``key``."""
+    return pfs.join(out, "_markers", f"{key}.json")
+
+
+def read_marker(out: str, key: str, s3: S3Options | None = None) -> dict | None:
+    """The marker of shard ``key`` (its counts), or ``None`` when the shard is not complete."""
+    path = marker_path(out, key)
+    if not pfs.exists(path, s3):
+        return None
+    return json.loads(pfs.read_bytes(path, s3))
+
+
+def write_marker(out: str, key: str, counts: dict, s3: S3Options | None = None) -> None:
+    """Mark shard ``key`` complete."""
+    pfs.write_bytes(marker_path(out, key), json.dumps(counts).encode(), s3)
+
+
+def clear_partial(out: str, key: str, s3: S3Options | None = None) -> None:
+    """Delete whatever an interrupted run left of shard ``key``."""
+    for sub in ("data", "rejects"):
+        pfs.delete_dir(pfs.join(out, sub, key), s3)
+
+
+def write_part(out: str, sub: str, key: str, table: pa.Table, s3: S3Options | None = None) -> str:
+    """Write one Parquet part file of shard ``key`` under ``out/sub/key/``."""
+    path = pfs.join(out, sub, key, f"part-{uuid.uuid4().hex[:12]}.parquet")
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    pfs.write_bytes(path, buf.getvalue(), s3)
+    return path
+
+
+def read_output(out: str, sub: str = "data", s3: S3Options | None = None) -> pa.Table:
+    """Read every Parquet file of ``out/sub`` into one table (for tests and small outputs)."""
+    fs, inner = pfs.resolve(pfs.join(out, sub), s3)
+    import pyarrow.fs as pafs
+
+    infos = fs.get_file_info(pafs.FileSelector(inner, recursive=True, allow_not_found=True))
+    files = sorted(i.path for i in infos if i.path.endswith(".parquet"))
+    if not files:
+        return pa.table({})
+    return pa.concat_tables([pq.read_table(f, filesystem=fs) for f in files])

@@ -1,0 +1,113 @@
+"""Ray Data stages of back-translation: read shards, translate in actors, write parts.
+
+Each stage is a plain function or callable class of the shape Ray's batch-inference
+examples use (``map_batches(Cls, compute=ActorPoolStrategy(...))``): the model is loaded
+once per actor in ``__init__`` and applied per batch in ``__call__``. Stage logic knows
+nothing of where it runs.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from paralib.io.bitext import ShardSpec, read_shard
+from paralib.io.fs import S3Options
+from paralib.io.shards import write_part
+
+OUTPUT_COLUMNS = ["id", "corpus", "src_lang", "src", "ref", "trans", "rank", "cost"]
+REJECT_COLUMNS = ["id", "corpus", "src_lang", "line", "reason", "raw"]
+OUTPUT_SCHEMA = pa.schema(
+    [("id", pa.string()), ("corpus", pa.string()), ("src_lang", pa.string()),
+     ("src", pa.string()), ("ref", pa.string()), ("trans", pa.string()),
+     ("rank", pa.int32()), ("cost", pa.float32())]
+)
+REJECT_SCHEMA = pa.schema(
+    [("id", pa.string()), ("corpus", pa.string()), ("src_lang", pa.string()),
+     ("line", pa.int64()), ("reason", pa.string()), ("raw", pa.string())]
+)
+
+
+def read_shards(batch: pd.DataFrame, max_chars: int, s3: S3Options | None) -> pd.DataFrame:
+    """Read the shards named in ``batch`` into rows; rejects are rows with a ``reason``."""
+    frames = []
+    for item in batch.to_dict("records"):
+        item["files"] = tuple(item["files"])
+        item["offsets"] = tuple(item["offsets"]) if item["offsets"] is not None else ()
+        spec = ShardSpec(**item)
+        rows, rejects = read_shard(spec, max_chars, s3)
+        df = pd.DataFrame(rows + rejects, columns=[
+            "id", "corpus", "shard", "line", "src_lang", "src", "ref", "reason", "raw"])
+        df["src"] = df["src"].fillna("")
+        df["ref"] = df["ref"].fillna("")
+        df["reason"] = df["reason"].fillna("")
+        df["raw"] = df["raw"].fillna("")
+        df["shard_key"] = spec.key
+        df["shard_total"] = len(df)
+        frames.append(df.drop(columns=["shard"]))
+    return pd.concat(frames, ignore_index=True)
+
+
+class TranslateActor:
+    """Holds one ``ctranslate2.Translator``; expands each row into its k-best translations.
+
+    Tokenisation (sentencepiece) happens here, inside the actor. Rows that carry a reject
+    ``reason`` pass through untranslated (``rank`` -1) so that the writer can count them.
+    """
+
+    def __init__(self, model: str, options: dict, device: str = "auto",
+                 compute_type: str = "auto", intra_threads: int = 1,
+                 source_column: str = "src"):
+        from paralib.translate.translator import Translator
+
+        self.translator = Translator(model, device=device, compute_type=compute_type,
+                                     intra_threads=intra_threads)
+        self.options = options
+        self.source_column = source_column
+
+    def __call__(self, batch: pd.DataFrame) -> pd.DataFrame:
+        ok = (batch["reason"] == "").to_numpy()
+        good = batch[ok]
+        kbest = self.translator.translate(good[self.source_column].tolist(), **self.options)
+        counts = np.array([len(h) for h in kbest], dtype=np.int64)
+        out = good.loc[good.index.repeat(counts)].copy()
+        out["trans"] = [h.text for hyps in kbest for h in hyps]
+        out["rank"] = np.concatenate([np.arange(c) for c in counts]) if len(counts) else []
+        out["cost"] = [h.cost for hyps in kbest for h in hyps]
+        bad = batch[~ok].copy()
+        bad["trans"] = ""
+        bad["rank"] = -1
+        bad["cost"] = np.nan
+        res = pd.concat([out, bad], ignore_index=True)
+        res["rank"] = res["rank"].astype(np.int32)
+        res["cost"] = res["cost"].astype(np.float32)
+        return res
+
+
+def write_parts(batch: pd.DataFrame, out: str, s3: S3Options | None) -> pd.DataFrame:
+    """Write each shard's rows and rejects of ``batch`` as Parquet parts; return coverage."""
+    summary = []
+    for key, group in batch.groupby("shard_key", sort=False):
+        good = group[group["rank"] >= 0]
+        bad = group[group["rank"] < 0]
+        if len(good):
+            write_part(out, "data", key, pa.Table.from_pandas(
+                good[OUTPUT_COLUMNS], schema=OUTPUT_SCHEMA, preserve_index=False), s3)
+        if len(bad):
+            write_part(out, "rejects", key, pa.Table.from_pandas(
+                bad[REJECT_COLUMNS], schema=REJECT_SCHEMA, preserve_index=False), s3)
+        translated = int((good["rank"] == 0).sum())
+        summary.append({
+            "shard_key": key,
+            "covered": translated + len(bad),
+            "total": int(group["shard_total"].iloc[0]),
+            "rows_out": translated,
+            "rows_rejected": len(bad),
+            "hypotheses": len(good),
+            "reasons": json.dumps(bad["reason"].value_counts().to_dict()),
+        })
+    return pd.DataFrame(summary, columns=["shard_key", "covered", "total", "rows_out",
+                                          "rows_rejected", "hypotheses", "reasons"])

@@ -1,0 +1,72 @@
+"""Session fixtures: the shared data, one embedded Ray, a tiny translation model.
+
+The tiny model is trained here on real Multi30k pairs in seconds (the shipped models are
+CTranslate2-only, and a test needs the `transformers` weights to compare against).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from paralib.config import InputConfig, MTModelConfig, MTTrainConfig
+from paralib.paths import data_root
+
+M30K = "bitext/multi30k/task1/raw"
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """The shared data folder (../shared/data or $PARALIB_DATA)."""
+    return data_root()
+
+
+@pytest.fixture(scope="session")
+def m30k(data_dir) -> dict[str, str]:
+    """Paths of the Multi30k German-English files."""
+    base = data_dir / M30K
+    return {k: str(base / f"{k.replace('_', '.')}.gz") for k in
+            ("train_de", "train_en", "val_de", "val_en")}
+
+
+@pytest.fixture(scope="session")
+def ray_session():
+    """One embedded Ray instance for the whole test session (2 logical CPUs)."""
+    import ray
+
+    os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+    ray.init(num_cpus=2, include_dashboard=False, ignore_reinit_error=True,
+             log_to_driver=False)
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    yield ray
+    ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def tiny_mt(tmp_path_factory, m30k) -> Path:
+    """A tiny German→English Marian trained on 3,000 Multi30k pairs, converted to CT2.
+
+    ``PARALIB_TEST_MT_CACHE=DIR`` keeps it in DIR between test runs (for development).
+    """
+    pytest.importorskip("transformers")
+    from paralib.mt.train import train_mt
+
+    cache = os.environ.get("PARALIB_TEST_MT_CACHE")
+    if cache and (Path(cache) / "ct2-int8" / "model.bin").is_file():
+        return Path(cache)
+    out = Path(cache) if cache else tmp_path_factory.mktemp("tiny-mt")
+    cfg = MTTrainConfig(
+        src_lang="de", tgt_lang="en",
+        inputs=[InputConfig(corpus="m30k", src_lang="de", src=m30k["train_de"],
+                            en=m30k["train_en"], limit=3000)],
+        valid_src=m30k["val_de"], valid_ref=m30k["val_en"],
+        output=str(out),
+        model=MTModelConfig(vocab_size=600, d_model=64, encoder_layers=1, decoder_layers=1,
+                            attention_heads=2, ffn_dim=128, max_positions=96),
+        batch_tokens=2000, max_len=48, lr=3e-3, warmup_steps=20, max_steps=80,
+        eval_every=40, average_last=2, threads=2,
+    )
+    train_mt(cfg, progress=False)
+    return out

@@ -1,0 +1,72 @@
+"""The configuration schema: YAML in, typed overrides, clear errors naming key and file."""
+
+from __future__ import annotations
+
+import pytest
+
+from paralib.config import ConfigError, load_config, parse_override
+
+
+def write(tmp_path, text: str):
+    p = tmp_path / "cfg.yaml"
+    p.write_text(text)
+    return p
+
+
+def test_defaults_validate():
+    cfg = load_config()
+    assert cfg.backtranslate.beam_size == 4
+    assert cfg.ray.address is None
+
+
+def test_yaml_and_typed_overrides(tmp_path):
+    p = write(tmp_path, "backtranslate:\n  beam_size: 8\n  num_hypotheses: 2\n")
+    cfg = load_config(p, ["backtranslate.num_hypotheses=5", "ray.address=auto"])
+    assert cfg.backtranslate.beam_size == 8
+    assert cfg.backtranslate.num_hypotheses == 5
+    assert cfg.ray.address == "auto"
+
+
+def test_unknown_key_names_key_and_file(tmp_path):
+    p = write(tmp_path, "backtranslate:\n  beem_size: 8\n")
+    with pytest.raises(ConfigError) as exc:
+        load_config(p)
+    assert "backtranslate.beem_size: unknown key" in str(exc.value)
+    assert str(p) in str(exc.value)
+
+
+def test_wrong_type_names_key_and_value(tmp_path):
+    with pytest.raises(ConfigError) as exc:
+        load_config(None, ["backtranslate.beam_size=many"])
+    assert "backtranslate.beam_size" in str(exc.value) and "'many'" in str(exc.value)
+
+
+def test_cross_field_rule():
+    with pytest.raises(ConfigError, match="num_hypotheses"):
+        load_config(None, ["backtranslate.beam_size=2", "backtranslate.num_hypotheses=3"])
+
+
+def test_input_format_needs_its_paths():
+    with pytest.raises(ConfigError, match="needs both 'src' and 'en'"):
+        load_config(None, ["bitext.inputs=[{corpus: a, src_lang: de, src: x.de}]"])
+
+
+def test_missing_and_malformed_files(tmp_path):
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_config(tmp_path / "nope.yaml")
+    with pytest.raises(ConfigError, match="top level must be a mapping"):
+        load_config(write(tmp_path, "- a\n- b\n"))
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(write(tmp_path, "a: [\n"))
+
+
+def test_override_syntax():
+    assert parse_override("a.b=[1, 2]") == ("a.b", [1, 2])
+    with pytest.raises(ConfigError, match="key=value"):
+        parse_override("novalue")
+
+
+def test_data_placeholder_expands(data_dir):
+    cfg = load_config(None, ["bitext.inputs=[{corpus: a, src_lang: de, format: tsv, "
+                             "path: '{data}/x.tsv'}]"])
+    assert cfg.bitext.inputs[0].path == f"{data_dir}/x.tsv"
