@@ -12,20 +12,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from paralib.io.fs import S3Options
 from paralib.paths import expand
+from paralib.schema import Strict
 
 
 class ConfigError(ValueError):
     """A configuration file or override is invalid."""
-
-
-class Strict(BaseModel):
-    """Base for config sections: unknown keys are errors, values are type-checked."""
-
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
 class RayConfig(Strict):

@@ -39,6 +39,6 @@ def test_backtranslation_needs_neither_torch_nor_transformers():
     code = ("import sys, paralib.cli, paralib.translate.backtranslate, "
             "paralib.translate.translator; "
             "bad = [m for m in ('torch', 'transformers') if m in sys.modules]; "
-            "sys.exit(', '.join(bad))")
+            "print(*bad); sys.exit(1 if bad else 0)")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
+    assert res.returncode == 0, res.stdout + res.stderr

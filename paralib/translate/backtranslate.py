@@ -13,61 +13,15 @@ marker once every input row of the shard is written, so a killed job resumes.
 
 from __future__ import annotations
 
-import json
-import logging
 import time
-from dataclasses import asdict, dataclass, field
-
-from tqdm import tqdm
 
 from paralib.config import BacktranslateConfig, Config
 from paralib.io import fs as pfs
-from paralib.io.bitext import ShardSpec, plan_shards
-from paralib.io.shards import clear_partial, read_marker, write_marker
+from paralib.io.bitext import plan_shards
+from paralib.io.stage import StageReport, collect, finish, pending, write_parts
 from paralib.runtime import init_ray
-from paralib.translate.stages import TranslateActor, read_shards, write_parts
+from paralib.translate.stages import OUTPUT_SCHEMA, TranslateActor, read_shards
 from paralib.translate.translator import check_model_dir
-
-log = logging.getLogger(__name__)
-
-
-@dataclass
-class StageReport:
-    """Counts of a streaming stage: ``rows_in = rows_out + rows_rejected``."""
-
-    output: str
-    shards: int = 0
-    shards_skipped: int = 0
-    rows_in: int = 0
-    rows_out: int = 0
-    rows_rejected: int = 0
-    hypotheses: int = 0
-    reasons: dict[str, int] = field(default_factory=dict)
-    seconds: float = 0.0
-
-    def add(self, counts: dict) -> None:
-        """Add one shard's marker counts."""
-        self.rows_in += counts["rows_in"]
-        self.rows_out += counts["rows_out"]
-        self.rows_rejected += counts["rows_rejected"]
-        self.hypotheses += counts["hypotheses"]
-        for reason, n in counts["reasons"].items():
-            self.reasons[reason] = self.reasons.get(reason, 0) + n
-
-    def balanced(self) -> bool:
-        """True when every input row is either an output row or a reject."""
-        return self.rows_in == self.rows_out + self.rows_rejected
-
-    def text(self) -> str:
-        """A one-paragraph human summary."""
-        lines = [
-            f"rows_in={self.rows_in} = rows_out={self.rows_out} + "
-            f"rows_rejected={self.rows_rejected}; {self.hypotheses} candidate pairs; "
-            f"{self.shards} shards ({self.shards_skipped} already done) in {self.seconds:.1f}s",
-            f"output: {self.output}/data   rejects: {self.output}/rejects",
-        ]
-        lines += [f"  rejected {n}: {reason}" for reason, n in sorted(self.reasons.items())]
-        return "\n".join(lines)
 
 
 def actor_plan(bt: BacktranslateConfig, resources: dict) -> dict:
@@ -88,19 +42,6 @@ def actor_plan(bt: BacktranslateConfig, resources: dict) -> dict:
             "min": bt.min_actors, "max": bt.actors, "intra_threads": bt.intra_threads}
 
 
-def _pending(shards: list[ShardSpec], out: str, s3, report: StageReport) -> list[ShardSpec]:
-    todo = []
-    for spec in shards:
-        counts = read_marker(out, spec.key, s3)
-        if counts is None:
-            clear_partial(out, spec.key, s3)
-            todo.append(spec)
-        else:
-            report.shards_skipped += 1
-            report.add(counts)
-    return todo
-
-
 def backtranslate(cfg: Config, progress: bool = True) -> StageReport:
     """Run back-translation as configured; returns the counts (also in ``_summary.json``)."""
     import ray
@@ -113,8 +54,9 @@ def backtranslate(cfg: Config, progress: bool = True) -> StageReport:
     shards = plan_shards(cfg.bitext.inputs, cfg.bitext.shard_rows, s3)
     if bt.overwrite:
         pfs.delete_dir(bt.output, s3)
-    report = StageReport(output=bt.output, shards=len(shards))
-    todo = _pending(shards, bt.output, s3, report)
+    report = StageReport(output=bt.output, unit="candidate pairs", shards=len(shards))
+    keys = pending([s.key for s in shards], bt.output, s3, report)
+    todo = [s for s in shards if s.key in set(keys)]
     if todo:
         resources = init_ray(cfg.ray)
         plan = actor_plan(bt, resources)
@@ -142,38 +84,7 @@ def backtranslate(cfg: Config, progress: bool = True) -> StageReport:
             resources=bt.actor_resources or None,
         )
         ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas", num_cpus=0.25,
-                            fn_kwargs={"out": bt.output, "s3": s3})
-        _collect(ds, todo, bt.output, s3, report, progress)
-    report.seconds = time.perf_counter() - t0
-    pfs.write_bytes(pfs.join(bt.output, "_summary.json"),
-                    json.dumps(asdict(report), indent=2).encode(), s3)
-    if not report.balanced():
-        raise RuntimeError(f"row accounting does not balance: {report.text()}")
-    return report
+                            fn_kwargs={"out": bt.output, "s3": s3, "schema": OUTPUT_SCHEMA})
+        collect(ds, keys, bt.output, s3, report, progress, "backtranslate")
+    return finish(report, s3, t0)
 
-
-def _collect(ds, todo: list[ShardSpec], out: str, s3, report: StageReport,
-             progress: bool) -> None:
-    """Consume per-part coverage rows; mark each shard complete once all its rows are in."""
-    state: dict[str, dict] = {}
-    bar = tqdm(total=len(todo), unit="shard", desc="backtranslate", disable=not progress)
-    for batch in ds.iter_batches(batch_size=None, batch_format="pandas"):
-        for row in batch.to_dict("records"):
-            s = state.setdefault(row["shard_key"], {"rows_in": row["total"], "covered": 0,
-                                                    "rows_out": 0, "rows_rejected": 0,
-                                                    "hypotheses": 0, "reasons": {}})
-            s["covered"] += row["covered"]
-            for k in ("rows_out", "rows_rejected", "hypotheses"):
-                s[k] += row[k]
-            for reason, n in json.loads(row["reasons"]).items():
-                s["reasons"][reason] = s["reasons"].get(reason, 0) + n
-            if s["covered"] == s["rows_in"]:
-                counts = {k: v for k, v in s.items() if k != "covered"}
-                write_marker(out, row["shard_key"], counts, s3)
-                report.add(counts)
-                bar.update(1)
-                bar.set_postfix(rows=report.rows_in, rejected=report.rows_rejected)
-    bar.close()
-    unfinished = [spec.key for spec in todo if read_marker(out, spec.key, s3) is None]
-    if unfinished:
-        raise RuntimeError(f"shards not completed: {', '.join(unfinished[:10])}")

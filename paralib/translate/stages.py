@@ -8,26 +8,18 @@ nothing of where it runs.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from paralib.io.bitext import ShardSpec, read_shard
 from paralib.io.fs import S3Options
-from paralib.io.shards import write_part
 
 OUTPUT_COLUMNS = ["id", "corpus", "src_lang", "src", "ref", "trans", "rank", "cost"]
-REJECT_COLUMNS = ["id", "corpus", "src_lang", "line", "reason", "raw"]
 OUTPUT_SCHEMA = pa.schema(
     [("id", pa.string()), ("corpus", pa.string()), ("src_lang", pa.string()),
      ("src", pa.string()), ("ref", pa.string()), ("trans", pa.string()),
      ("rank", pa.int32()), ("cost", pa.float32())]
-)
-REJECT_SCHEMA = pa.schema(
-    [("id", pa.string()), ("corpus", pa.string()), ("src_lang", pa.string()),
-     ("line", pa.int64()), ("reason", pa.string()), ("raw", pa.string())]
 )
 
 
@@ -82,32 +74,8 @@ class TranslateActor:
         bad["rank"] = -1
         bad["cost"] = np.nan
         res = pd.concat([out, bad], ignore_index=True)
+        res["_first"] = res["rank"] <= 0
         res["rank"] = res["rank"].astype(np.int32)
         res["cost"] = res["cost"].astype(np.float32)
         return res
 
-
-def write_parts(batch: pd.DataFrame, out: str, s3: S3Options | None) -> pd.DataFrame:
-    """Write each shard's rows and rejects of ``batch`` as Parquet parts; return coverage."""
-    summary = []
-    for key, group in batch.groupby("shard_key", sort=False):
-        good = group[group["rank"] >= 0]
-        bad = group[group["rank"] < 0]
-        if len(good):
-            write_part(out, "data", key, pa.Table.from_pandas(
-                good[OUTPUT_COLUMNS], schema=OUTPUT_SCHEMA, preserve_index=False), s3)
-        if len(bad):
-            write_part(out, "rejects", key, pa.Table.from_pandas(
-                bad[REJECT_COLUMNS], schema=REJECT_SCHEMA, preserve_index=False), s3)
-        translated = int((good["rank"] == 0).sum())
-        summary.append({
-            "shard_key": key,
-            "covered": translated + len(bad),
-            "total": int(group["shard_total"].iloc[0]),
-            "rows_out": translated,
-            "rows_rejected": len(bad),
-            "hypotheses": len(good),
-            "reasons": json.dumps(bad["reason"].value_counts().to_dict()),
-        })
-    return pd.DataFrame(summary, columns=["shard_key", "covered", "total", "rows_out",
-                                          "rows_rejected", "hypotheses", "reasons"])

@@ -1,0 +1,150 @@
+"""The streaming-stage machinery shared by every stage: counts, per-shard writes, markers.
+
+A stage's rows carry ``shard_key``, ``shard_total`` (input rows of the shard), ``reason``
+(non-empty for a reject) and ``_first`` (true on exactly one output row per input row, so a
+stage that expands rows, like a k-best list, still counts each input once). The driver only
+receives per-part coverage rows and writes a shard's marker once all its input rows are in.
+Every drop has a reason and a counter (datatrove's ``stat_update`` and excluded-rows writer).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+
+import pandas as pd
+import pyarrow as pa
+from tqdm import tqdm
+
+from paralib.io import fs as pfs
+from paralib.io.fs import S3Options
+from paralib.io.shards import clear_partial, read_marker, write_marker, write_part
+
+REJECT_COLUMNS = ["id", "corpus", "src_lang", "line", "reason", "raw"]
+REJECT_SCHEMA = pa.schema(
+    [("id", pa.string()), ("corpus", pa.string()), ("src_lang", pa.string()),
+     ("line", pa.int64()), ("reason", pa.string()), ("raw", pa.string())]
+)
+COVERAGE_COLUMNS = ["shard_key", "covered", "total", "rows_out", "rows_rejected", "hypotheses",
+                    "reasons"]
+
+
+@dataclass
+class StageReport:
+    """Counts of a streaming stage: ``rows_in = rows_out + rows_rejected``."""
+
+    output: str
+    unit: str = "output rows"
+    shards: int = 0
+    shards_skipped: int = 0
+    rows_in: int = 0
+    rows_out: int = 0
+    rows_rejected: int = 0
+    hypotheses: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def add(self, counts: dict) -> None:
+        """Add one shard's marker counts."""
+        self.rows_in += counts["rows_in"]
+        self.rows_out += counts["rows_out"]
+        self.rows_rejected += counts["rows_rejected"]
+        self.hypotheses += counts["hypotheses"]
+        for reason, n in counts["reasons"].items():
+            self.reasons[reason] = self.reasons.get(reason, 0) + n
+
+    def balanced(self) -> bool:
+        """True when every input row is either an output row or a reject."""
+        return self.rows_in == self.rows_out + self.rows_rejected
+
+    def text(self) -> str:
+        """A human summary."""
+        lines = [
+            f"rows_in={self.rows_in} = rows_out={self.rows_out} + "
+            f"rows_rejected={self.rows_rejected}; {self.hypotheses} {self.unit}; "
+            f"{self.shards} shards ({self.shards_skipped} already done) in {self.seconds:.1f}s",
+            f"output: {self.output}/data   rejects: {self.output}/rejects",
+        ]
+        lines += [f"  rejected {n}: {reason}" for reason, n in sorted(self.reasons.items())]
+        return "\n".join(lines)
+
+
+def pending(keys: list[str], out: str, s3: S3Options | None, report: StageReport) -> list[str]:
+    """Shards of ``keys`` without a marker (their partial files deleted); counts the rest."""
+    todo = []
+    for key in keys:
+        counts = read_marker(out, key, s3)
+        if counts is None:
+            clear_partial(out, key, s3)
+            todo.append(key)
+        else:
+            report.shards_skipped += 1
+            report.add(counts)
+    return todo
+
+
+def write_parts(batch: pd.DataFrame, out: str, s3: S3Options | None,
+                schema: pa.Schema) -> pd.DataFrame:
+    """Write each shard's rows (``schema`` columns) and rejects as Parquet parts.
+
+    Returns one coverage row per shard in the batch (see :data:`COVERAGE_COLUMNS`).
+    """
+    summary = []
+    for key, group in batch.groupby("shard_key", sort=False):
+        bad_mask = group["reason"] != ""
+        good, bad = group[~bad_mask], group[bad_mask]
+        if len(good):
+            write_part(out, "data", key, pa.Table.from_pandas(
+                good[schema.names], schema=schema, preserve_index=False), s3)
+        if len(bad):
+            write_part(out, "rejects", key, pa.Table.from_pandas(
+                bad[REJECT_COLUMNS], schema=REJECT_SCHEMA, preserve_index=False), s3)
+        rows_out = int(good["_first"].sum())
+        summary.append({
+            "shard_key": key,
+            "covered": rows_out + len(bad),
+            "total": int(group["shard_total"].iloc[0]),
+            "rows_out": rows_out,
+            "rows_rejected": len(bad),
+            "hypotheses": len(good),
+            "reasons": json.dumps(bad["reason"].value_counts().to_dict()),
+        })
+    return pd.DataFrame(summary, columns=COVERAGE_COLUMNS)
+
+
+def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageReport,
+            progress: bool, desc: str) -> None:
+    """Consume coverage rows; mark each shard complete once all its input rows are in."""
+    state: dict[str, dict] = {}
+    bar = tqdm(total=len(keys), unit="shard", desc=desc, disable=not progress)
+    for batch in ds.iter_batches(batch_size=None, batch_format="pandas"):
+        for row in batch.to_dict("records"):
+            s = state.setdefault(row["shard_key"], {"rows_in": row["total"], "covered": 0,
+                                                    "rows_out": 0, "rows_rejected": 0,
+                                                    "hypotheses": 0, "reasons": {}})
+            s["covered"] += row["covered"]
+            for k in ("rows_out", "rows_rejected", "hypotheses"):
+                s[k] += row[k]
+            for reason, n in json.loads(row["reasons"]).items():
+                s["reasons"][reason] = s["reasons"].get(reason, 0) + n
+            if s["covered"] == s["rows_in"]:
+                counts = {k: v for k, v in s.items() if k != "covered"}
+                write_marker(out, row["shard_key"], counts, s3)
+                report.add(counts)
+                bar.update(1)
+                bar.set_postfix(rows=report.rows_in, rejected=report.rows_rejected)
+    bar.close()
+    unfinished = [k for k in keys if read_marker(out, k, s3) is None]
+    if unfinished:
+        raise RuntimeError(f"shards not completed: {', '.join(unfinished[:10])}")
+
+
+def finish(report: StageReport, s3: S3Options | None, t0: float) -> StageReport:
+    """Write ``_summary.json`` and check that every input row is accounted for."""
+    report.seconds = time.perf_counter() - t0
+    pfs.write_bytes(pfs.join(report.output, "_summary.json"),
+                    json.dumps(asdict(report), indent=2).encode(), s3)
+    if not report.balanced():
+        raise RuntimeError(f"row accounting does not balance: {report.text()}")
+    return report
