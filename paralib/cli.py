@@ -38,6 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("backtranslate", help="translate the non-English side into English")
     _config_args(p)
 
+    p = sub.add_parser("pivot", help="round-trip (pivot) paraphrases of English text")
+    _config_args(p)
+
+    p = sub.add_parser("paraphrase", help="k-best paraphrases from a paraphrase model")
+    _config_args(p)
+
     p = sub.add_parser("config", help="print the validated configuration as YAML")
     _config_args(p)
 
@@ -73,6 +79,16 @@ def run(args) -> int:
         from paralib.translate.backtranslate import backtranslate
 
         print(backtranslate(_load(args), progress=progress).text())
+        return 0
+    if args.command == "pivot":
+        from paralib.translate.pivot import pivot
+
+        print(pivot(_load(args), progress=progress).text())
+        return 0
+    if args.command == "paraphrase":
+        from paralib.translate.paraphrase import paraphrase
+
+        print(paraphrase(_load(args), progress=progress).text())
         return 0
     if args.command == "mt" and args.mt_command == "train":
         from paralib.mt.train import train_mt

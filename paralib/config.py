@@ -44,7 +44,7 @@ class S3Config(Strict):
         return S3Options(self.endpoint_url, self.region, self.access_key, self.secret_key)
 
 
-Format = Literal["text", "tsv", "jsonl", "parquet", "xnli"]
+Format = Literal["text", "tsv", "jsonl", "parquet", "xnli", "lines"]
 
 
 class InputConfig(Strict):
@@ -56,6 +56,8 @@ class InputConfig(Strict):
     - ``parquet``: ``path`` with columns ``src_field`` / ``en_field``.
     - ``xnli``: two line-aligned XNLI TSVs (premise, hypothesis, label): ``src`` and ``en``;
       each distinct premise and hypothesis becomes one pair.
+    - ``lines``: ``path`` with one English sentence per line (for round trips and paraphrase
+      generation); the sentence fills both ``src`` and ``ref``.
 
     ``path``/``src``/``en`` may be globs and ``s3://`` URIs; ``{data}`` is the data root.
     """
@@ -139,6 +141,39 @@ class BacktranslateConfig(Strict):
         return self
 
 
+class PivotConfig(BacktranslateConfig):
+    """Round-trip (pivot) paraphrases of English text (DCU 2016 §3.2): English → ``model``
+    (English→X, ``pivot_hypotheses``-best) → ``model_back`` (X→English, ``num_hypotheses``-best).
+    """
+
+    inputs: list[InputConfig] = Field(default_factory=list)
+    model: str = "{models}/en-de"
+    model_back: str = "{models}/de-en"
+    pivot_hypotheses: int = Field(default=1, ge=1, le=50)
+    output: str = "output/pivot"
+
+    @field_validator("model_back")
+    @classmethod
+    def _expand_back(cls, v: str) -> str:
+        return expand(v)
+
+    @model_validator(mode="after")
+    def _pivot_fits_beam(self) -> PivotConfig:
+        if self.pivot_hypotheses > self.beam_size:
+            raise ValueError(f"pivot_hypotheses ({self.pivot_hypotheses}) cannot exceed "
+                             f"beam_size ({self.beam_size})")
+        return self
+
+
+class ParaphraseConfig(BacktranslateConfig):
+    """``paralib paraphrase``: k-best paraphrases of English text from an English→English
+    model trained on selected pairs (ParaNMT 2018 §6)."""
+
+    inputs: list[InputConfig] = Field(default_factory=list)
+    model: str = "{models}/paraphrase-en"
+    output: str = "output/paraphrase"
+
+
 class MTModelConfig(Strict):
     """Size of the Marian Transformer trained by ``paralib mt train``."""
 
@@ -190,6 +225,8 @@ class Config(Strict):
     s3: S3Config = Field(default_factory=S3Config)
     bitext: BitextConfig = Field(default_factory=BitextConfig)
     backtranslate: BacktranslateConfig = Field(default_factory=BacktranslateConfig)
+    pivot: PivotConfig = Field(default_factory=PivotConfig)
+    paraphrase: ParaphraseConfig = Field(default_factory=ParaphraseConfig)
     mt: MTTrainConfig = Field(default_factory=MTTrainConfig)
 
 

@@ -9,4 +9,4 @@ from pydantic import BaseModel, ConfigDict
 class Strict(BaseModel):
     """Base for config sections: unknown keys are errors, values are type-checked."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, validate_default=True)

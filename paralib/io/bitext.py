@@ -197,7 +197,9 @@ def _raw_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, obj
         except _Reject as rej:
             yield lineno, rej
             continue
-        if fmt == "tsv":
+        if fmt == "lines":
+            yield lineno, (text, text)
+        elif fmt == "tsv":
             fields = text.split("\t")
             if len(fields) != 2:
                 yield lineno, _Reject(f"expected 2 tab-separated fields, got {len(fields)}")

@@ -85,18 +85,22 @@ def pending(keys: list[str], out: str, s3: S3Options | None, report: StageReport
 
 
 def write_parts(batch: pd.DataFrame, out: str, s3: S3Options | None,
-                schema: pa.Schema) -> pd.DataFrame:
-    """Write each shard's rows (``schema`` columns) and rejects as Parquet parts.
+                schema: pa.Schema | None = None,
+                columns: list[str] | None = None) -> pd.DataFrame:
+    """Write each shard's rows and rejects as Parquet parts.
 
-    Returns one coverage row per shard in the batch (see :data:`COVERAGE_COLUMNS`).
+    The rows keep the columns of ``schema`` (with its types) or, without one, ``columns``
+    (types inferred). Returns one coverage row per shard in the batch
+    (see :data:`COVERAGE_COLUMNS`).
     """
+    names = schema.names if schema is not None else list(columns or [])
     summary = []
     for key, group in batch.groupby("shard_key", sort=False):
         bad_mask = group["reason"] != ""
         good, bad = group[~bad_mask], group[bad_mask]
         if len(good):
             write_part(out, "data", key, pa.Table.from_pandas(
-                good[schema.names], schema=schema, preserve_index=False), s3)
+                good[names], schema=schema, preserve_index=False), s3)
         if len(bad):
             write_part(out, "rejects", key, pa.Table.from_pandas(
                 bad[REJECT_COLUMNS], schema=REJECT_SCHEMA, preserve_index=False), s3)

@@ -46,19 +46,24 @@ def read_shards(batch: pd.DataFrame, max_chars: int, s3: S3Options | None) -> pd
 class TranslateActor:
     """Holds one ``ctranslate2.Translator``; expands each row into its k-best translations.
 
-    Tokenisation (sentencepiece) happens here, inside the actor. Rows that carry a reject
-    ``reason`` pass through untranslated (``rank`` -1) so that the writer can count them.
+    Reads ``source_column`` and writes the k-best list into ``target_columns`` (text, rank,
+    cost). Tokenisation (sentencepiece) happens here, inside the actor. Rows that carry a
+    reject ``reason`` pass through untranslated (rank -1) so that the writer can count them.
+    ``_first`` marks one row per input row; chained legs (round trips) keep it on the row
+    that is first in every leg.
     """
 
     def __init__(self, model: str, options: dict, device: str = "auto",
                  compute_type: str = "auto", intra_threads: int = 1,
-                 source_column: str = "src"):
+                 source_column: str = "src",
+                 target_columns: tuple[str, str, str] = ("trans", "rank", "cost")):
         from paralib.translate.translator import Translator
 
         self.translator = Translator(model, device=device, compute_type=compute_type,
                                      intra_threads=intra_threads)
         self.options = options
         self.source_column = source_column
+        self.text, self.rank, self.cost = target_columns
 
     def __call__(self, batch: pd.DataFrame) -> pd.DataFrame:
         ok = (batch["reason"] == "").to_numpy()
@@ -66,16 +71,16 @@ class TranslateActor:
         kbest = self.translator.translate(good[self.source_column].tolist(), **self.options)
         counts = np.array([len(h) for h in kbest], dtype=np.int64)
         out = good.loc[good.index.repeat(counts)].copy()
-        out["trans"] = [h.text for hyps in kbest for h in hyps]
-        out["rank"] = np.concatenate([np.arange(c) for c in counts]) if len(counts) else []
-        out["cost"] = [h.cost for hyps in kbest for h in hyps]
+        out[self.text] = [h.text for hyps in kbest for h in hyps]
+        out[self.rank] = np.concatenate([np.arange(c) for c in counts]) if len(counts) else []
+        out[self.cost] = [h.cost for hyps in kbest for h in hyps]
         bad = batch[~ok].copy()
-        bad["trans"] = ""
-        bad["rank"] = -1
-        bad["cost"] = np.nan
+        bad[self.text] = ""
+        bad[self.rank] = -1
+        bad[self.cost] = np.nan
         res = pd.concat([out, bad], ignore_index=True)
-        res["_first"] = res["rank"] <= 0
-        res["rank"] = res["rank"].astype(np.int32)
-        res["cost"] = res["cost"].astype(np.float32)
+        first = res["_first"] if "_first" in res.columns else True
+        res["_first"] = (res[self.rank] <= 0) & first
+        res[self.rank] = res[self.rank].astype(np.int32)
+        res[self.cost] = res[self.cost].astype(np.float32)
         return res
-

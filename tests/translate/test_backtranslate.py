@@ -14,7 +14,8 @@ import yaml
 
 from paralib.config import load_config
 from paralib.io.shards import read_output
-from paralib.translate.backtranslate import actor_plan, backtranslate
+from paralib.translate.backtranslate import backtranslate
+from paralib.translate.pipeline import actor_plan
 
 
 def make_config(tiny_mt, out, inputs, **bt):

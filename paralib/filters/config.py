@@ -1,0 +1,49 @@
+"""Config section of ``paralib score``: which scorers run, on what, where the output goes.
+
+Scorers are named like OpusFilter's YAML steps: ``{type: <registered name>, params: {...}}``.
+Unknown names and bad parameters are config errors, raised before any work starts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, field_validator, model_validator
+
+from paralib.paths import expand
+from paralib.schema import Strict
+
+
+class ScorerSpec(Strict):
+    """One scorer: its registered ``type`` and constructor ``params``."""
+
+    type: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _known(self) -> ScorerSpec:
+        from paralib.filters.base import get_scorer
+
+        get_scorer(self.type, **self.params)  # raises ScorerError (a ValueError) when invalid
+        return self
+
+
+def _default_scorers() -> list[ScorerSpec]:
+    return [ScorerSpec(type=t) for t in ("length", "cost", "overlap", "bleu", "duplicates")]
+
+
+class ScoreConfig(Strict):
+    """``paralib score``: adds one column per scorer to the rows of a stage output."""
+
+    input: str = "output/backtranslate"
+    output: str = "output/score"
+    scorers: list[ScorerSpec] = Field(default_factory=_default_scorers)
+    rows_per_batch: int | None = Field(default=None, ge=1)
+    actors: int = Field(default=1, ge=1)
+    num_cpus_per_actor: float = Field(default=0.5, gt=0)
+    overwrite: bool = False
+
+    @field_validator("input", "output")
+    @classmethod
+    def _expand(cls, v: str) -> str:
+        return expand(v)

@@ -1,0 +1,103 @@
+"""The translation pipeline on Ray Data, for one leg (back-translation, paraphrase
+generation) or two chained legs (round-trip pivoting).
+
+Read stage (tasks) → one actor pool of :class:`~paralib.translate.stages.TranslateActor`
+per leg → write stage (tasks); the driver only receives per-shard counts and writes a
+shard's completion marker once every input row of the shard is written, so a killed job
+resumes. One GPU per actor when the cluster has GPUs, fractional CPUs otherwise so that
+reads still get a CPU on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from paralib.config import BacktranslateConfig, Config, InputConfig
+from paralib.io import fs as pfs
+from paralib.io.bitext import plan_shards
+from paralib.io.stage import StageReport, collect, finish, pending, write_parts
+from paralib.runtime import init_ray
+from paralib.translate.stages import TranslateActor, read_shards
+from paralib.translate.translator import check_model_dir
+
+
+@dataclass(frozen=True)
+class Leg:
+    """One translation step: ``model`` reads ``source`` and writes ``targets``."""
+
+    model: str
+    source: str
+    targets: tuple[str, str, str]
+    num_hypotheses: int
+
+
+def actor_plan(bt: BacktranslateConfig, resources: dict) -> dict:
+    """Resources and CTranslate2 settings of the translation actors.
+
+    ``device: auto`` uses one GPU per actor when the cluster reports GPUs (at most one actor
+    per GPU), CPU actors otherwise. On CPU each actor reserves ``num_cpus_per_actor`` and runs
+    ``intra_threads`` threads. ``device: cuda`` requests GPUs even when none is up yet, so an
+    autoscaler starts GPU nodes.
+    """
+    gpus = int(resources.get("GPU", 0))
+    use_gpu = bt.device == "cuda" or (bt.device == "auto" and gpus > 0)
+    if use_gpu:
+        size = bt.actors if bt.device == "cuda" else max(1, min(bt.actors, gpus))
+        return {"device": "cuda", "num_gpus": 1, "num_cpus": 1, "min": min(bt.min_actors, size),
+                "max": size, "intra_threads": 1}
+    return {"device": "cpu", "num_gpus": 0, "num_cpus": bt.num_cpus_per_actor,
+            "min": bt.min_actors, "max": bt.actors, "intra_threads": bt.intra_threads}
+
+
+def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputConfig],
+                    legs: list[Leg], schema: pa.Schema, unit: str, desc: str,
+                    progress: bool = True) -> StageReport:
+    """Run ``legs`` over ``inputs`` and write ``schema`` columns to ``opts.output``."""
+    import ray
+
+    s3 = cfg.s3.options()
+    for leg in legs:
+        check_model_dir(leg.model)
+    if not inputs:
+        raise ValueError(f"{desc}: no inputs configured")
+    t0 = time.perf_counter()
+    shards = plan_shards(inputs, cfg.bitext.shard_rows, s3)
+    if opts.overwrite:
+        pfs.delete_dir(opts.output, s3)
+    report = StageReport(output=opts.output, unit=unit, shards=len(shards))
+    keys = pending([s.key for s in shards], opts.output, s3, report)
+    if keys:
+        todo = [s for s in shards if s.key in set(keys)]
+        plan = actor_plan(opts, init_ray(cfg.ray))
+        ray.data.DataContext.get_current().enable_progress_bars = progress
+        ds = ray.data.from_items([s.to_dict() for s in todo], override_num_blocks=len(todo))
+        ds = ds.map_batches(read_shards, batch_size=1, batch_format="pandas", num_cpus=0.25,
+                            fn_kwargs={"max_chars": cfg.bitext.max_chars, "s3": s3})
+        for leg in legs:
+            options = {
+                "beam_size": opts.beam_size, "num_hypotheses": leg.num_hypotheses,
+                "length_penalty": opts.length_penalty,
+                "max_input_length": opts.max_input_length,
+                "max_decoding_length": opts.max_decoding_length,
+                "max_batch_size": opts.batch_size, "batch_type": opts.batch_type,
+            }
+            ds = ds.map_batches(
+                TranslateActor,
+                fn_constructor_kwargs={
+                    "model": leg.model, "options": options, "device": plan["device"],
+                    "compute_type": opts.compute_type, "intra_threads": plan["intra_threads"],
+                    "source_column": leg.source, "target_columns": leg.targets},
+                batch_size=opts.rows_per_batch,
+                batch_format="pandas",
+                compute=ray.data.ActorPoolStrategy(min_size=plan["min"], max_size=plan["max"]),
+                num_cpus=plan["num_cpus"],
+                num_gpus=plan["num_gpus"],
+                resources=opts.actor_resources or None,
+            )
+        ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas", num_cpus=0.25,
+                            fn_kwargs={"out": opts.output, "s3": s3, "schema": schema})
+        collect(ds, keys, opts.output, s3, report, progress, desc)
+    return finish(report, s3, t0)
