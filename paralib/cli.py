@@ -44,6 +44,23 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("paraphrase", help="k-best paraphrases from a paraphrase model")
     _config_args(p)
 
+    p = sub.add_parser("score", help="add one column per scorer to candidate pairs")
+    _config_args(p)
+
+    p = sub.add_parser("select", help="build a training set from scored pairs")
+    _config_args(p)
+
+    p = sub.add_parser("analyze", help="write the analysis report of a scored corpus")
+    _config_args(p)
+
+    lm = sub.add_parser("lm", help="KenLM language models").add_subparsers(dest="lm_command",
+                                                                           required=True)
+    _config_args(lm.add_parser("train", help="train 3-gram models on held-out references"))
+
+    clf = sub.add_parser("classifier", help="reference/translation classifiers")
+    clf_sub = clf.add_subparsers(dest="clf_command", required=True)
+    _config_args(clf_sub.add_parser("train", help="train the AVG and LSTM classifiers"))
+
     p = sub.add_parser("config", help="print the validated configuration as YAML")
     _config_args(p)
 
@@ -90,6 +107,37 @@ def run(args) -> int:
 
         print(paraphrase(_load(args), progress=progress).text())
         return 0
+    if args.command == "score":
+        from paralib.filters.stage import score
+
+        print(score(_load(args), progress=progress).text())
+        return 0
+    if args.command == "select":
+        from paralib.select import run_select
+
+        cfg = _load(args)
+        report = run_select(cfg.select, cfg.s3.options())
+        print(json.dumps({k: report[k] for k in ("rows_in", "rows_out", "steps", "files")},
+                         indent=2, default=str))
+        return 0
+    if args.command == "analyze":
+        from paralib.analysis.run import run_analyze
+
+        cfg = _load(args)
+        print(f"report: {run_analyze(cfg.analyze, cfg.s3.options())}")
+        return 0
+    if args.command == "lm":
+        from paralib.lm.run import run_lm
+
+        cfg = _load(args)
+        print(json.dumps(run_lm(cfg.lm, cfg.s3.options()), indent=2))
+        return 0
+    if args.command == "classifier":
+        from paralib.classifier.run import run_classifier
+
+        cfg = _load(args)
+        print(json.dumps(run_classifier(cfg.classifier, cfg.s3.options()), indent=2))
+        return 0
     if args.command == "mt" and args.mt_command == "train":
         from paralib.mt.train import train_mt
 
@@ -108,14 +156,15 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``paralib`` console script; returns the exit status."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)
+    from paralib.filters.base import ScorerError
     from paralib.io.bitext import BitextError
     from paralib.mt.convert import ConversionError
-    from paralib.translate.translator import ModelNotFoundError
+    from paralib.select.steps import SelectError
 
     try:
         return run(args)
-    except (ConfigError, BitextError, ModelNotFoundError, ConversionError,
-            DataNotFoundError) as exc:
+    except (ConfigError, BitextError, ConversionError, DataNotFoundError, ScorerError,
+            SelectError, FileNotFoundError) as exc:
         print(f"paralib: error: {exc}", file=sys.stderr)
         return 2
 

@@ -14,9 +14,14 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
+from paralib.analysis.config import AnalyzeConfig
+from paralib.classifier.config import ClassifierConfig
+from paralib.filters.config import ScoreConfig
 from paralib.io.fs import S3Options
+from paralib.lm.config import LMConfig
 from paralib.paths import expand
 from paralib.schema import Strict
+from paralib.select.config import SelectSpec
 
 
 class ConfigError(ValueError):
@@ -228,6 +233,11 @@ class Config(Strict):
     pivot: PivotConfig = Field(default_factory=PivotConfig)
     paraphrase: ParaphraseConfig = Field(default_factory=ParaphraseConfig)
     mt: MTTrainConfig = Field(default_factory=MTTrainConfig)
+    score: ScoreConfig = Field(default_factory=ScoreConfig)
+    lm: LMConfig = Field(default_factory=LMConfig)
+    classifier: ClassifierConfig = Field(default_factory=ClassifierConfig)
+    select: SelectSpec = Field(default_factory=SelectSpec)
+    analyze: AnalyzeConfig = Field(default_factory=AnalyzeConfig)
 
 
 def _set_path(tree: dict, dotted: str, value: Any) -> None:

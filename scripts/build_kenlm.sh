@@ -22,6 +22,7 @@ fi
 if ! dpkg -s libboost-program-options-dev libboost-system-dev libboost-thread-dev \
         libboost-test-dev zlib1g-dev >/dev/null 2>&1; then
     if [[ "$(id -u)" == 0 ]]; then
+        apt-get update -q >/dev/null
         apt-get install -y -q libboost-program-options-dev libboost-system-dev \
             libboost-thread-dev libboost-test-dev zlib1g-dev cmake g++ >/dev/null
     else

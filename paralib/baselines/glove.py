@@ -51,15 +51,17 @@ class GloveAverageEncoder:
         self.vectors = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
         if len(words) != self.vectors.shape[0]:
             raise ValueError(f"{root}: {len(words)} words but {self.vectors.shape[0]} vectors")
-        self.index = pd.Index(words)
+        # word -> row of the vectors
+        self.index: dict[str, int] = {w: i for i, w in enumerate(words.tolist())}
         self.dim = int(self.vectors.shape[1])
 
     def encode_with_counts(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Sentence vectors and the number of known tokens of each sentence."""
         toks = tokenize_many(texts)
         lens = np.fromiter(map(len, toks), dtype=np.int64, count=len(toks))
-        flat = np.asarray(list(itertools.chain.from_iterable(toks)), dtype=object)
-        rows = self.index.get_indexer(flat) if len(flat) else np.zeros(0, dtype=np.int64)
+        get = self.index.get
+        rows = np.fromiter((get(w, -1) for w in itertools.chain.from_iterable(toks)),
+                           dtype=np.int64, count=int(lens.sum()))
         sent = np.repeat(np.arange(len(toks)), lens)
         known = rows >= 0
         sent, rows = sent[known], rows[known]

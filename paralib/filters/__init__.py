@@ -16,6 +16,7 @@ SCORER_MODULES = (
     "duplicates",
     "lm",
     "paraphrase",
+    "classifier",
 )
 
 for _module in SCORER_MODULES:

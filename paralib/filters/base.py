@@ -60,7 +60,7 @@ class Scorer:
         """Per row, why it cannot be scored ('' when it can). Default: empty texts."""
         reasons = pd.Series("", index=batch.index, dtype=object)
         for col in self.requires:
-            if batch[col].dtype == object:
+            if batch[col].dtype == object or pd.api.types.is_string_dtype(batch[col]):
                 empty = batch[col].fillna("").astype(str).str.strip() == ""
                 reasons[empty & (reasons == "")] = f"empty {col}"
         return reasons

@@ -6,6 +6,7 @@ Unknown names and bad parameters are config errors, raised before any work start
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from pydantic import Field, field_validator, model_validator
@@ -13,12 +14,25 @@ from pydantic import Field, field_validator, model_validator
 from paralib.paths import expand
 from paralib.schema import Strict
 
+PATH_PARAMS = ("model", "encoder")
+
 
 class ScorerSpec(Strict):
     """One scorer: its registered ``type`` and constructor ``params``."""
 
     type: str
     params: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("params")
+    @classmethod
+    def _absolute_paths(cls, params: dict[str, Any]) -> dict[str, Any]:
+        """Model and encoder paths become absolute, so actors find them from any cwd."""
+        out = dict(params)
+        for key in PATH_PARAMS:
+            value = out.get(key)
+            if isinstance(value, str) and "/" in value and "://" not in value:
+                out[key] = os.path.abspath(expand(value))
+        return out
 
     @model_validator(mode="after")
     def _known(self) -> ScorerSpec:

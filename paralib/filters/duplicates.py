@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
 from paralib.filters.base import Direction, Scorer, register
 from paralib.filters.tokenize import pair_tokens
@@ -37,8 +38,8 @@ class DuplicatesScorer(Scorer):
         identical = (ref == trans).to_numpy()
         dup = pd.DataFrame({"r": ref.to_numpy(), "t": trans.to_numpy()}).duplicated().to_numpy()
         toks = pair_tokens(batch)
-        same_tok = np.fromiter(map(list.__eq__, toks.tokens["ref"], toks.tokens["trans"]),
-                               dtype=bool, count=len(batch))
+        same_tok = pc.equal(toks.joined["ref"], toks.joined["trans"]).to_numpy(
+            zero_copy_only=False)
         return pd.DataFrame({"duplicate": dup.astype(np.int8),
                              "identical": identical.astype(np.int8),
                              "identical_tokens": same_tok.astype(np.int8)}, index=batch.index)

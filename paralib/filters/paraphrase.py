@@ -24,8 +24,10 @@ from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from paralib.filters.base import Direction, Scorer, ScorerError, register
+from paralib.filters.tokenize import pair_texts, row_positions
 
 
 class Encoder(Protocol):
@@ -90,7 +92,7 @@ class ParaphraseScorer(Scorer):
         self.encoder_spec = encoder
         self.batch_size = int(batch_size)
         self.encoder: Encoder | None = None
-        self._last: tuple[Any, int, np.ndarray, np.ndarray] | None = None
+        self._last: tuple[Any, tuple[pa.Array, pa.Array], np.ndarray, np.ndarray] | None = None
 
     def setup(self) -> None:
         """Load the encoder (once per worker)."""
@@ -111,11 +113,20 @@ class ParaphraseScorer(Scorer):
         return out
 
     def _embeddings(self, batch: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-        if self._last is not None and self._last[0]() is batch and self._last[1] == len(batch):
-            return self._last[2], self._last[3]
-        ref = self._embed(batch["ref"].fillna("").astype(str).tolist())
-        trans = self._embed(batch["trans"].fillna("").astype(str).tolist())
-        self._last = (weakref.ref(batch), len(batch), ref, trans)
+        """Embeddings of both sides; reused for the same batch or an ordered row subset of
+        it with the same texts (``invalid(batch)`` then ``score(batch[ok])``)."""
+        texts = pair_texts(batch)
+        if self._last is not None:
+            parent = self._last[0]()
+            pos = row_positions(batch, parent) if parent is not None else None
+            if pos is not None and len(pos) <= len(self._last[1][0]):
+                take = pa.array(pos, type=pa.int64())
+                if texts[0].equals(self._last[1][0].take(take)) and \
+                        texts[1].equals(self._last[1][1].take(take)):
+                    return self._last[2][pos], self._last[3][pos]
+        ref = self._embed(texts[0].to_pylist())
+        trans = self._embed(texts[1].to_pylist())
+        self._last = (weakref.ref(batch), texts, ref, trans)
         return ref, trans
 
     def invalid(self, batch: pd.DataFrame) -> pd.Series:
@@ -132,5 +143,4 @@ class ParaphraseScorer(Scorer):
         """Cosine of the two embeddings of every pair."""
         self.check(batch)
         ref, trans = self._embeddings(batch)
-        self._last = None
         return pd.DataFrame({"para_score": cosine(ref, trans)}, index=batch.index)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import time
 
+import numpy as np
 import pandas as pd
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
@@ -110,9 +111,10 @@ class ScoreActor:
         good["reason"] = ""
         res = pd.concat([good, bad], ignore_index=True)
         res["_first"] = True
-        res["line"] = res["id"].str.split(":").str[2].astype("int64")
-        res["raw"] = (res["ref"].astype(str).str.slice(0, 200) + "\t"
-                      + res["trans"].astype(str).str.slice(0, 200)) if len(res) else ""
+        res["line"] = np.array([int(str(i).split(":")[2]) for i in res["id"]], dtype=np.int64)
+        res["raw"] = [f"{r[:200]}\t{t[:200]}" for r, t in zip(res["ref"].astype(str),
+                                                            res["trans"].astype(str),
+                                                            strict=True)]
         return res
 
 

@@ -1,61 +1,103 @@
 """The shared simple tokeniser of the length, overlap, BLEU and LM scorers (2017 §5.5-5.7).
 
-Lower-cases and splits punctuation off words (``\\w+`` runs and runs of other non-space
-characters, the same rule as :mod:`paralib.text`), so that "A dog's ball..." is
-``a dog ' s ball ...``. The same tokens feed the length
-scorer (tokens of the translation, §5.5), the n-gram overlap and BLEU scorers (§5.7) and the
-KenLM language model (§5.6), which is trained on references tokenised the same way.
+Lower-cases and splits punctuation off words: runs of letters, digits and "_" are words,
+runs of other non-space characters are tokens of their own (the rule of :mod:`paralib.text`,
+written for Arrow's RE2 so that a whole column is tokenised in C++), so "A dog's ball..." is
+``a dog ' s ball ...``. The same tokens feed the length scorer (tokens of the translation,
+§5.5), the n-gram overlap and BLEU scorers (§5.7) and the KenLM language model (§5.6), which is
+trained on references tokenised the same way.
 
 For speed a batch is tokenised once into flat integer arrays (a vocabulary shared by the two
-columns, one offset per sentence) and the n-gram match counts are computed with numpy sorting,
-not per-row dictionaries. :func:`pair_tokens` caches the result for the batch object it was
-given, so the length, overlap and BLEU scorers share one tokenisation of each batch.
+columns, tokens per sentence), and the clipped n-gram matches of every pair are counted with one
+numpy sort per order over packed (pair, n-gram) keys, not with per-row dictionaries.
+:func:`pair_tokens` caches the result for the batch object it was given, so the length,
+overlap, BLEU, duplicates and LM scorers share one tokenisation of each batch.
 """
 
 from __future__ import annotations
 
-import itertools
-import re
 import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
-TOKEN_RE = re.compile(r"\w+|[^\w\s]+")
+# RE2 (Arrow) pattern: a run of characters that are neither letters, digits, "_" nor spaces is
+# a token of its own; the rest splits on (Unicode) whitespace.
+_PUNCT = r"([^\pL\pN_\s\p{Z}]+)"
+# Keys of (pair, n-gram) are packed into int64; above this many bits the n-gram ids are first
+# made dense (exact either way).
+_KEY_BITS = 62
+
+
+def _arrow_strings(texts: pd.Series | list[str] | pa.Array) -> pa.Array:
+    if not isinstance(texts, (pa.Array, pa.ChunkedArray)):
+        texts = pa.array(pd.Series(texts, dtype=object) if isinstance(texts, list) else texts,
+                         from_pandas=True)
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks()
+    if not pa.types.is_string(texts.type):
+        texts = texts.cast(pa.string())
+    return pc.fill_null(texts, "")
+
+
+def token_lists(texts: pd.Series | list[str] | pa.Array) -> pa.ListArray:
+    """Tokens of every text as an Arrow list array (vectorised: Arrow's RE2, no Python loop).
+
+    Lower-case, put spaces around punctuation runs, split on whitespace, drop empty tokens.
+    Missing texts have no tokens.
+    """
+    low = pc.utf8_lower(_arrow_strings(texts))
+    spaced = pc.utf8_trim_whitespace(pc.replace_substring_regex(low, _PUNCT, r" \1 "))
+    # trimmed first: pyarrow 26's utf8_split_whitespace sometimes kept the trailing space in
+    # the last token of the last text ("fabric . " -> [..., ". "]), depending on earlier calls
+    lists = pc.utf8_split_whitespace(spaced)
+    flat = pc.list_flatten(lists)
+    nonempty = pc.not_equal(flat, "")
+    if pc.all(nonempty).as_py() is not False:
+        return lists
+    parents = pc.list_parent_indices(lists).to_numpy()
+    keep = nonempty.to_numpy(zero_copy_only=False)
+    counts = np.bincount(parents[keep], minlength=len(lists))
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), pc.filter(flat, nonempty))
 
 
 def tokenize(text: str) -> list[str]:
-    """Tokens of one text: lower-cased, punctuation split off."""
-    return TOKEN_RE.findall(text.lower())
+    """Tokens of one text: lower-cased, punctuation runs split off."""
+    return tokenize_many([text])[0]
 
 
 def tokenize_many(texts: pd.Series | list[str]) -> list[list[str]]:
     """Tokens of many texts (``None``/NaN count as empty)."""
-    s = pd.Series(texts, dtype=object).fillna("").astype(str)
-    findall = TOKEN_RE.findall
-    return [findall(t) for t in s.str.lower().tolist()]
+    return token_lists(texts).to_pylist()
 
 
 def detokenized(texts: pd.Series | list[str]) -> list[str]:
     """Texts as space-joined tokens (the form the KenLM model is trained and queried on)."""
-    return [" ".join(toks) for toks in tokenize_many(texts)]
+    return pc.binary_join(token_lists(texts), " ").to_pylist()
 
 
 @dataclass
 class PairTokens:
-    """Both sides of a batch of pairs as integer token ids with one shared vocabulary.
+    """Both sides of a batch of pairs as integer token ids.
 
-    ``ids[side]`` is the flat int64 array of token ids of that side, ``lengths[side]`` the
-    tokens per sentence. ``matches(n)`` and ``totals(side, n)`` are the clipped n-gram match
-    counts between the sides and the number of n-grams of a side (cached per order).
+    ``lengths[side]`` is the number of tokens of each sentence, ``vocab`` the distinct tokens
+    of the batch, ``ids[side]`` the flat int64 array of each token's index in ``vocab``,
+    ``joined[side]`` the texts as space-joined tokens (Arrow strings). ``matches(n)`` gives
+    the clipped n-gram matches between the sides and ``totals(side, n)`` the number of
+    n-grams of a side (cached per order).
     """
 
     ids: dict[str, np.ndarray]
     lengths: dict[str, np.ndarray]
-    tokens: dict[str, list[list[str]]]
-    vocab_size: int
+    joined: dict[str, pa.Array]
+    vocab: list[str]
     _matches: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+    _grams: dict[int, tuple[np.ndarray, int]] = field(default_factory=dict, repr=False)
+    _layout: tuple[np.ndarray, ...] | None = field(default=None, repr=False)
 
     @property
     def n(self) -> int:
@@ -72,74 +114,136 @@ class PairTokens:
             self._matches[order] = self._count_matches(order)
         return self._matches[order]
 
-    def _gram_codes(self, order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Dense ids of every ``order``-gram of both sides, with its pair and side (0 ref)."""
-        lens = np.concatenate([self.lengths["ref"], self.lengths["trans"]])
-        ids = np.concatenate([self.ids["ref"], self.ids["trans"]])
-        sent = np.repeat(np.arange(len(lens)), lens)
-        starts = np.concatenate([[0], np.cumsum(lens)[:-1]])
-        pos = np.arange(len(ids)) - starts[sent]
-        code = ids
-        for k in range(1, order):
-            # extend the (k)-grams starting at i by the token at i + k; positions whose
-            # n-gram would run past the sentence end are dropped at the end
-            nxt = np.empty_like(ids)
-            nxt[: len(ids) - k] = ids[k:]
-            nxt[len(ids) - k :] = 0
-            code = pd.factorize(code * self.vocab_size + nxt)[0].astype(np.int64)
-        keep = pos <= lens[sent] - order
-        sent = sent[keep]
-        n = self.n
-        return code[keep], sent % n, (sent >= n).astype(np.int8)
+    def take(self, rows: np.ndarray) -> PairTokens:
+        """The tokens of pairs ``rows`` (positions, ascending); match counts carried over."""
+        rows = np.asarray(rows, dtype=np.int64)
+        sel = np.zeros(self.n, dtype=bool)
+        sel[rows] = True
+        ids = {k: v[np.repeat(sel, self.lengths[k])] for k, v in self.ids.items()}
+        return PairTokens(ids=ids, lengths={k: v[rows] for k, v in self.lengths.items()},
+                          joined={k: v.take(pa.array(rows)) for k, v in self.joined.items()},
+                          vocab=self.vocab,
+                          _matches={k: v[rows] for k, v in self._matches.items()})
+
+    def _token_layout(self) -> tuple[np.ndarray, ...]:
+        """Per token of both sides (ref first): sentence, pair, position, pair-local id, base.
+
+        Local ids number the distinct tokens of each pair from 0, so that an n-gram packs into
+        a small integer in base B (the largest pair vocabulary), exactly.
+        """
+        if self._layout is None:
+            n = self.n
+            lens = np.concatenate([self.lengths["ref"], self.lengths["trans"]])
+            ids = np.concatenate([self.ids["ref"], self.ids["trans"]])
+            sent = np.repeat(np.arange(2 * n, dtype=np.int64), lens)
+            pair = sent % max(n, 1)
+            pos = np.arange(len(sent)) - (np.cumsum(lens) - lens)[sent]
+            v = np.int64(max(len(self.vocab), 1))
+            uniq, inv = np.unique(pair * v + ids, return_inverse=True)
+            first = np.searchsorted(uniq // v, np.arange(n))
+            local = inv.reshape(-1) - first[pair]
+            base = int(local.max()) + 1 if len(local) else 1
+            self._layout = (sent, pair, pos, local.astype(np.int64), np.int64(base), lens)
+        return self._layout
+
+    def _gram_ids(self, order: int) -> tuple[np.ndarray, int]:
+        """Id of the ``order``-gram starting at every token (garbage past a sentence end)
+        and an exclusive bound of the ids."""
+        if order in self._grams:
+            return self._grams[order]
+        _, _, _, local, base, _ = self._token_layout()
+        if order == 1:
+            code, bound = local, int(base)
+        else:
+            prev, prev_bound = self._gram_ids(order - 1)
+            nxt = np.zeros_like(local)
+            nxt[: max(len(local) - order + 1, 0)] = local[order - 1 :]
+            code, bound = prev * base + nxt, prev_bound * int(base)
+            if max(self.n, 1) * bound >= 2**_KEY_BITS:
+                code, uniques = pd.factorize(code)
+                code, bound = code.astype(np.int64), max(len(uniques), 1)
+        self._grams[order] = (code, bound)
+        return code, bound
 
     def _count_matches(self, order: int) -> np.ndarray:
-        code, pair, side = self._gram_codes(order)
-        if len(code) == 0:
-            return np.zeros(self.n, dtype=np.int64)
-        span = np.int64(code.max()) + 1
-        key = pair.astype(np.int64) * span + code
-        ur, cr = np.unique(key[side == 0], return_counts=True)
-        ut, ct = np.unique(key[side == 1], return_counts=True)
-        common, ir, it = np.intersect1d(ur, ut, assume_unique=True, return_indices=True)
-        clipped = np.minimum(cr[ir], ct[it])
-        return np.bincount(common // span, weights=clipped, minlength=self.n).astype(np.int64)
+        n = self.n
+        sent, pair, pos, _, _, lens = self._token_layout()
+        code, bound = self._gram_ids(order)
+        keep = pos <= lens[sent] - order
+        if not keep.any():
+            return np.zeros(n, dtype=np.int64)
+        # one sort: key = (pair, n-gram) * 2 + side; an n-gram on both sides of a pair gives
+        # two adjacent unique keys (side 0, then side 1) whose counts are clipped by min()
+        key = (pair[keep] * np.int64(bound) + code[keep]) * 2 + (sent[keep] >= n)
+        uniq, counts = np.unique(key, return_counts=True)
+        gram = uniq >> 1
+        both = gram[1:] == gram[:-1]
+        clipped = np.minimum(counts[:-1][both], counts[1:][both])
+        return np.bincount(gram[:-1][both] // bound, weights=clipped,
+                           minlength=n).astype(np.int64)
 
 
 def encode_pairs(ref: pd.Series | list[str], trans: pd.Series | list[str]) -> PairTokens:
     """Tokenise both columns and map tokens to ids of one shared vocabulary."""
-    toks = {"ref": tokenize_many(ref), "trans": tokenize_many(trans)}
-    lengths = {k: np.fromiter(map(len, v), dtype=np.int64, count=len(v)) for k, v in toks.items()}
-    flat = list(itertools.chain.from_iterable(toks["ref"]))
-    flat.extend(itertools.chain.from_iterable(toks["trans"]))
-    codes, uniques = pd.factorize(np.asarray(flat, dtype=object))
-    codes = codes.astype(np.int64)
+    lists = {"ref": token_lists(ref), "trans": token_lists(trans)}
+    lengths = {k: pc.list_value_length(v).to_numpy(zero_copy_only=False).astype(np.int64)
+               for k, v in lists.items()}
+    flat = pa.concat_arrays([pc.list_flatten(lists["ref"]), pc.list_flatten(lists["trans"])])
+    enc = pc.dictionary_encode(flat)
+    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     n_ref = int(lengths["ref"].sum())
     return PairTokens(ids={"ref": codes[:n_ref], "trans": codes[n_ref:]}, lengths=lengths,
-                      tokens=toks, vocab_size=max(len(uniques), 1))
+                      joined={k: pc.binary_join(v, " ") for k, v in lists.items()},
+                      vocab=enc.dictionary.to_pylist())
 
 
 _cache: dict[str, object] = {}
 
 
-def _fingerprint(batch: pd.DataFrame) -> tuple:
-    n = len(batch)
-    probe = sorted({0, n // 2, n - 1}) if n else []
-    ref, trans = batch["ref"], batch["trans"]
-    return (n, tuple(ref.iat[i] for i in probe), tuple(trans.iat[i] for i in probe))
+def pair_texts(batch: pd.DataFrame) -> tuple[pa.Array, pa.Array]:
+    """The ``ref`` and ``trans`` columns as Arrow strings (missing texts as "")."""
+    return _arrow_strings(batch["ref"]), _arrow_strings(batch["trans"])
+
+
+def row_positions(batch: pd.DataFrame, parent: pd.DataFrame) -> np.ndarray | None:
+    """Positions in ``parent`` of ``batch``'s rows when ``batch`` is ``parent`` or an ordered
+    row subset of it by index (``parent[mask]``, copied or not), else None."""
+    if batch is parent:
+        return np.arange(len(batch))
+    if not parent.index.is_unique or not batch.index.is_unique:
+        return None
+    pos = parent.index.get_indexer(batch.index)
+    if (pos < 0).any() or (len(pos) > 1 and (np.diff(pos) <= 0).any()):
+        return None
+    return pos
 
 
 def pair_tokens(batch: pd.DataFrame) -> PairTokens:
-    """Tokens of ``batch``'s ``ref`` and ``trans`` columns, computed once per batch object.
+    """Tokens of ``batch``'s ``ref`` and ``trans`` columns, computed once per batch.
 
-    The last batch's result is kept (a weak reference to the batch plus a fingerprint of its
-    size and a few texts), so scorers called one after another on the same batch tokenise it
-    once; any other batch is tokenised afresh.
+    The last batch's result is kept (with a weak reference to the batch and its texts), so
+    scorers called one after another on the same batch tokenise it once, and a row subset of
+    it in the same order (``batch[ok]``, as the scoring stage passes to ``score()`` after
+    ``invalid()``) reuses its tokens. Reuse needs the texts to be equal to the cached ones
+    (compared in full, in Arrow), so an edited batch is tokenised afresh.
     """
+    texts = pair_texts(batch)
     ref = _cache.get("batch")
-    if (ref is not None and ref() is batch  # type: ignore[operator]
-            and _cache.get("fingerprint") == _fingerprint(batch)):
-        return _cache["tokens"]  # type: ignore[return-value]
-    result = encode_pairs(batch["ref"], batch["trans"])
+    parent = ref() if ref is not None else None  # type: ignore[operator]
+    result = None
+    if parent is not None:
+        pos = row_positions(batch, parent)
+        cached_ref, cached_trans = _cache["texts"]  # type: ignore[misc]
+        if pos is not None and len(pos) <= len(cached_ref):
+            take = pa.array(pos, type=pa.int64())
+            if texts[0].equals(cached_ref.take(take)) and \
+                    texts[1].equals(cached_trans.take(take)):
+                cached: PairTokens = _cache["tokens"]  # type: ignore[assignment]
+                if len(pos) == cached.n and (pos == np.arange(len(pos))).all():
+                    return cached
+                result = cached.take(pos)
+    if result is None:
+        result = encode_pairs(texts[0], texts[1])
     _cache.clear()
-    _cache.update(batch=weakref.ref(batch), fingerprint=_fingerprint(batch), tokens=result)
+    _cache.update(batch=weakref.ref(batch), texts=texts, tokens=result)
     return result

@@ -5,6 +5,8 @@ from paralib.lm.train import (
     find_kenlm_binary,
     hold_out_references,
     train_lm,
+    train_lms,
 )
 
-__all__ = ["KenLMNotFoundError", "find_kenlm_binary", "hold_out_references", "train_lm"]
+__all__ = ["KenLMNotFoundError", "find_kenlm_binary", "hold_out_references", "train_lm",
+           "train_lms"]

@@ -112,6 +112,35 @@ def train_lm(texts: list[str], out_dir: str | Path, order: int = 3, memory: str 
     return binary
 
 
+MANIFEST = "lms.json"
+
+
+def train_lms(held_out: pd.DataFrame, out_dir: str | Path, order: int = 3,
+              by: tuple[str, ...] = ("corpus", "src_lang"), memory: str = "10%") -> Path:
+    """One model per language/corpus (§5.6) from :func:`hold_out_references`' output.
+
+    Writes ``<corpus>-<src_lang>.bin`` per group and ``lms.json`` (``{"by": [...],
+    "models": [{"corpus": ..., "src_lang": ..., "model": file, "references": n}]}``), which
+    the ``lm`` scorer accepts as its ``model``. Returns ``out_dir``.
+    """
+    need = [c for c in (*by, "ref") if c not in held_out.columns]
+    if need:
+        raise ValueError(f"train_lms: input lacks column(s) {', '.join(need)}")
+    if held_out.empty:
+        raise ValueError("train_lms: no held-out references")
+    out = Path(out_dir)
+    models = []
+    for key, group in held_out.groupby(list(by), sort=True):
+        values = key if isinstance(key, tuple) else (key,)
+        name = "-".join(str(v) for v in values)
+        path = train_lm(group["ref"].tolist(), out, order=order, memory=memory, name=name)
+        models.append({**dict(zip(by, map(str, values), strict=True)), "model": path.name,
+                       "references": len(group)})
+    (out / MANIFEST).write_text(json.dumps({"by": list(by), "order": order,
+                                            "models": models}, indent=2))
+    return out
+
+
 def hold_out_references(pairs: pd.DataFrame, n: int = PAPER_REFERENCES,
                         max_fraction: float = 0.25, seed: int = 0,
                         by: tuple[str, ...] = ("corpus", "src_lang")) -> pd.DataFrame:

@@ -1,0 +1,34 @@
+"""Config section of ``paralib classifier train`` (2017 §5.6.1)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from paralib.paths import expand
+from paralib.schema import Strict
+
+
+class ClassifierConfig(Strict):
+    """Reference/translation classifiers (AVG and LSTM) trained on held-out candidate pairs."""
+
+    input: str = "output/backtranslate"
+    output: str = "output/classifier"
+    encoders: list[Literal["avg", "lstm"]] = Field(default_factory=lambda: ["avg", "lstm"],
+                                                   min_length=1)
+    negatives: list[Literal["random", "hardest"]] = Field(
+        default_factory=lambda: ["random", "hardest"], min_length=1)
+    l2_grid: list[float] = Field(default_factory=lambda: [1e-5, 1e-6, 1e-7, 1e-8, 0.0],
+                                 min_length=1)
+    epochs: int = Field(default=10, ge=1)
+    lr: float = Field(default=0.001, gt=0)
+    batch_size: int = Field(default=100, ge=1)
+    max_fraction: float = Field(default=0.25, gt=0, le=1)
+    seed: int = 0
+    threads: int | None = Field(default=None, ge=1)
+
+    @field_validator("input", "output")
+    @classmethod
+    def _expand(cls, v: str) -> str:
+        return expand(v)

@@ -1,0 +1,101 @@
+"""Config section of ``paralib select``: how a training set is built from scored pairs.
+
+Bounds (2017 §5.5-5.7), folds by tenths (2018 §5.4), a fixed-size sample with a seed (the
+24,000-pair protocol of 2017 §5.2), a noise level (the 80/70/60 % clean sets of Opusparcus
+§4.2) and labelled output with random negatives (Opusparcus §3.2).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from paralib.paths import expand
+from paralib.schema import Strict
+
+
+class Bound(Strict):
+    """Keep rows with ``lower <= column <= upper`` (either bound may be left out)."""
+
+    column: str
+    lower: float | None = None
+    upper: float | None = None
+
+    @model_validator(mode="after")
+    def _some_bound(self) -> Bound:
+        if self.lower is None and self.upper is None:
+            raise ValueError(f"bound on '{self.column}' needs lower, upper or both")
+        if self.lower is not None and self.upper is not None and self.lower > self.upper:
+            raise ValueError(f"bound on '{self.column}': lower {self.lower} > upper {self.upper}")
+        return self
+
+
+def _check_folds(folds: list[int], n: int, what: str) -> None:
+    bad = [f for f in folds if not 1 <= f <= n]
+    if bad or len(set(folds)) != len(folds):
+        raise ValueError(f"{what} must be distinct folds in 1..{n}, got {folds}")
+
+
+class FoldSpec(Strict):
+    """Rank by ``column``, split into ``n_folds`` (fold 1 = the lowest tenth), keep ``keep``."""
+
+    column: str
+    keep: list[int] = Field(min_length=1)
+    n_folds: int = Field(default=10, ge=2)
+
+    @model_validator(mode="after")
+    def _valid(self) -> FoldSpec:
+        _check_folds(self.keep, self.n_folds, "folds.keep")
+        return self
+
+
+class NoiseSpec(Strict):
+    """``clean_fraction`` of the pairs from ``clean_folds`` of ``column``, the rest from
+    ``noisy_folds`` (folds as in :class:`FoldSpec`; fold 1 is the lowest)."""
+
+    column: str
+    clean_fraction: float = Field(gt=0, le=1)
+    clean_folds: list[int] = Field(default_factory=lambda: [6, 7, 8, 9, 10], min_length=1)
+    noisy_folds: list[int] = Field(default_factory=lambda: [1, 2, 3, 4, 5], min_length=1)
+    n_folds: int = Field(default=10, ge=2)
+
+    @model_validator(mode="after")
+    def _valid(self) -> NoiseSpec:
+        _check_folds(self.clean_folds, self.n_folds, "noise.clean_folds")
+        _check_folds(self.noisy_folds, self.n_folds, "noise.noisy_folds")
+        if set(self.clean_folds) & set(self.noisy_folds):
+            raise ValueError("noise.clean_folds and noise.noisy_folds overlap")
+        return self
+
+
+class SelectSpec(Strict):
+    """``paralib select``: from scored pairs to a training set.
+
+    Steps, in order: drop ``exclude``-d references (held out for the LM and the classifier),
+    ``bounds`` one after the other, ``hypotheses`` (``best``: the lowest-ranked surviving
+    hypothesis per reference; ``random``: one at random; ``all``: the k-best list), ``folds``,
+    ``noise`` (needs ``size`` or takes the most it can), a ``size`` sample, then ``labelled``
+    output (``s1, s2, label`` with as many random negatives as positives).
+    """
+
+    input: str = "output/score"
+    output: str = "output/select"
+    exclude: list[str] = Field(default_factory=list)
+    bounds: list[Bound] = Field(default_factory=list)
+    hypotheses: Literal["best", "random", "all"] = "best"
+    folds: FoldSpec | None = None
+    noise: NoiseSpec | None = None
+    size: int | None = Field(default=None, ge=1)
+    seed: int = 0
+    labelled: bool = False
+
+    @field_validator("input", "output")
+    @classmethod
+    def _expand(cls, v: str) -> str:
+        return expand(v)
+
+    @field_validator("exclude")
+    @classmethod
+    def _expand_all(cls, v: list[str]) -> list[str]:
+        return [expand(p) for p in v]
