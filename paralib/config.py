@@ -39,7 +39,7 @@ class RayConfig(Strict):
 class S3Config(Strict):
     """S3 access; ``endpoint_url`` selects an S3-compatible store (MinIO, moto)."""
 
-    endpoint_url: str | None = None
+    endpoint_url: str | None = Field(default=None, pattern=r"^https?://")
     region: str = "us-east-1"
     access_key: str | None = None
     secret_key: str | None = None
@@ -96,12 +96,23 @@ class InputConfig(Strict):
         return [p for p in (self.src, self.en, self.path) if p]
 
 
+def unique_corpora(inputs: list[InputConfig]) -> list[InputConfig]:
+    """Corpus names key shards and row ids: two inputs may not share one."""
+    names = [i.corpus for i in inputs]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"corpus names must be unique across inputs: {', '.join(dup)}")
+    return inputs
+
+
 class BitextConfig(Strict):
     """Inputs, sharding and the limits that turn bad rows into rejects."""
 
     inputs: list[InputConfig] = Field(default_factory=list)
     shard_rows: int = Field(default=5000, ge=1)
     max_chars: int = Field(default=1000, ge=1)
+
+    _unique = field_validator("inputs")(classmethod(lambda cls, v: unique_corpora(v)))
 
 
 class BacktranslateConfig(Strict):

@@ -60,6 +60,15 @@ def test_missing_and_malformed_files(tmp_path):
         load_config(write(tmp_path, "a: [\n"))
 
 
+def test_corpus_names_unique_and_endpoint_scheme():
+    two = ("bitext.inputs=[{corpus: a, src_lang: de, format: tsv, path: x}, "
+           "{corpus: a, src_lang: fr, format: tsv, path: y}]")
+    with pytest.raises(ConfigError, match="corpus names must be unique across inputs: a"):
+        load_config(None, [two])
+    with pytest.raises(ConfigError, match="s3.endpoint_url"):
+        load_config(None, ["s3.endpoint_url=minio:9000"])
+
+
 def test_override_syntax():
     assert parse_override("a.b=[1, 2]") == ("a.b", [1, 2])
     with pytest.raises(ConfigError, match="key=value"):

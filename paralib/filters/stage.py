@@ -22,7 +22,8 @@ from paralib.filters.base import Scorer, ScorerError, get_scorer
 from paralib.filters.config import ScorerSpec
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
-from paralib.io.stage import StageReport, collect, finish, pending, write_parts
+from paralib.io.shards import write_marker
+from paralib.io.stage import StageReport, collect, fingerprint, finish, pending, write_parts
 from paralib.runtime import init_ray
 
 INTERNAL = ("shard_key", "shard_total", "reason", "raw", "line", "_first")
@@ -39,6 +40,7 @@ def input_shards(folder: str, s3: S3Options | None) -> dict[str, list[str]]:
                   if i.base_name.endswith(".json"))
     if not keys:
         raise FileNotFoundError(f"no completed shard in {folder} (no {folder}/_markers/*.json)")
+    # (a shard whose every row was a reject has a marker and no data files)
     out: dict[str, list[str]] = {}
     for key in keys:
         infos = fs.get_file_info(pafs.FileSelector(pfs.join(inner, "data", key),
@@ -86,6 +88,12 @@ def read_inputs(batch: pd.DataFrame, s3: S3Options | None) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def _line_of(row_id: object) -> int:
+    """The source line of an id ``corpus:shard:line[:sub]`` (-1 when it has no line)."""
+    parts = str(row_id).split(":")
+    return int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else -1
+
+
 class ScoreActor:
     """Runs every configured scorer over a batch; unscorable rows become rejects."""
 
@@ -111,10 +119,10 @@ class ScoreActor:
         good["reason"] = ""
         res = pd.concat([good, bad], ignore_index=True)
         res["_first"] = True
-        res["line"] = np.array([int(str(i).split(":")[2]) for i in res["id"]], dtype=np.int64)
-        res["raw"] = [f"{r[:200]}\t{t[:200]}" for r, t in zip(res["ref"].astype(str),
-                                                            res["trans"].astype(str),
-                                                            strict=True)]
+        res["line"] = np.array([_line_of(i) for i in res["id"]], dtype=np.int64)
+        texts = [res[c].astype(str).str.slice(0, 200) for c in ("ref", "trans")
+                 if c in res.columns]
+        res["raw"] = ["\t".join(t) for t in zip(*texts, strict=True)] if texts else ""
         return res
 
 
@@ -130,11 +138,18 @@ def score(cfg: Config, progress: bool = True) -> StageReport:
     if sc_cfg.overwrite:
         pfs.delete_dir(sc_cfg.output, s3)
     report = StageReport(output=sc_cfg.output, unit="scored pairs", shards=len(shards))
-    keys = pending(list(shards), sc_cfg.output, s3, report)
+    specs = [s.model_dump() for s in sc_cfg.scorers]
+    prints = {k: fingerprint(files, specs) for k, files in shards.items()}
+    keys = pending(list(shards), sc_cfg.output, s3, report, prints)
+    for key in [k for k in keys if not shards[k]]:  # every input row of it was a reject
+        counts = {"rows_in": 0, "rows_out": 0, "rows_rejected": 0, "hypotheses": 0,
+                  "reasons": {}, "fingerprint": prints[key]}
+        write_marker(sc_cfg.output, key, counts, s3)
+        report.add(counts)
+    keys = [k for k in keys if shards[k]]
     if keys:
         init_ray(cfg.ray)
         ray.data.DataContext.get_current().enable_progress_bars = progress
-        specs = [s.model_dump() for s in sc_cfg.scorers]
         ds = ray.data.from_items([{"key": k, "files": shards[k]} for k in keys],
                                  override_num_blocks=len(keys))
         ds = ds.map_batches(read_inputs, batch_size=1, batch_format="pandas", num_cpus=0.25,
@@ -149,7 +164,7 @@ def score(cfg: Config, progress: bool = True) -> StageReport:
         out_cols += [c for sc in scorers for c in sc.columns if c not in out_cols]
         ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas", num_cpus=0.25,
                             fn_kwargs={"out": sc_cfg.output, "s3": s3, "columns": out_cols})
-        collect(ds, keys, sc_cfg.output, s3, report, progress, "score")
+        collect(ds, keys, sc_cfg.output, s3, report, progress, "score", prints)
     meta = {"scorers": [s.model_dump() for s in sc_cfg.scorers], "input": sc_cfg.input}
     pfs.write_bytes(pfs.join(sc_cfg.output, "_scorers.json"), json.dumps(meta).encode(), s3)
     return finish(report, s3, t0)

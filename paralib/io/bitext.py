@@ -99,7 +99,8 @@ def plan_shards(
                         f"bitext.inputs[{i}] ({inp.corpus}): files have different line counts: "
                         f"{files[0]} has {n} lines, {files[1]} has {n2}"
                     )
-                offsets = list(zip(offsets, offsets2, strict=True)) if offsets else []
+                both = offsets and offsets2  # a gzip side has none: both sides then skip
+                offsets = list(zip(offsets, offsets2, strict=True)) if both else []
             if inp.limit is not None:
                 n = min(n, inp.limit)
             for k, start in enumerate(range(0, n, shard_rows)):
@@ -218,7 +219,12 @@ def _raw_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, obj
             if missing:
                 yield lineno, _Reject(f"JSON object lacks field(s) {', '.join(missing)}")
                 continue
-            yield lineno, (str(obj[spec.src_field] or ""), str(obj[spec.en_field] or ""))
+            wrong = [k for k in (spec.src_field, spec.en_field)
+                     if not isinstance(obj[k], str) and obj[k] is not None]
+            if wrong:
+                yield lineno, _Reject(f"JSON field(s) {', '.join(wrong)} not a string")
+                continue
+            yield lineno, (obj[spec.src_field] or "", obj[spec.en_field] or "")
 
 
 def _check(src: str, ref: str, max_chars: int) -> str | None:

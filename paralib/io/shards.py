@@ -13,9 +13,9 @@ the output holds every input row exactly once.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
-import uuid
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -49,8 +49,14 @@ def clear_partial(out: str, key: str, s3: S3Options | None = None) -> None:
 
 
 def write_part(out: str, sub: str, key: str, table: pa.Table, s3: S3Options | None = None) -> str:
-    """Write one Parquet part file of shard ``key`` under ``out/sub/key/``."""
-    path = pfs.join(out, sub, key, f"part-{uuid.uuid4().hex[:12]}.parquet")
+    """Write one Parquet part file of shard ``key`` under ``out/sub/key/``.
+
+    The name is a hash of the rows' ids, so a retried task overwrites its own part instead
+    of adding a second copy.
+    """
+    ids = table.column("id").to_pylist() if "id" in table.column_names else []
+    digest = hashlib.sha1("\n".join(map(str, ids)).encode()).hexdigest()[:16]
+    path = pfs.join(out, sub, key, f"part-{digest}-{table.num_rows}.parquet")
     buf = io.BytesIO()
     pq.write_table(table, buf, compression="zstd")
     pfs.write_bytes(path, buf.getvalue(), s3)

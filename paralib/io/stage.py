@@ -9,6 +9,7 @@ Every drop has a reason and a counter (datatrove's ``stat_update`` and excluded-
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from dataclasses import asdict, dataclass, field
@@ -70,11 +71,29 @@ class StageReport:
         return "\n".join(lines)
 
 
-def pending(keys: list[str], out: str, s3: S3Options | None, report: StageReport) -> list[str]:
-    """Shards of ``keys`` without a marker (their partial files deleted); counts the rest."""
+class StageError(RuntimeError):
+    """An output folder holds shards made with another configuration."""
+
+
+def fingerprint(*parts: object) -> str:
+    """A short stable hash of what makes a shard's output (its input and stage options)."""
+    return hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def pending(keys: list[str], out: str, s3: S3Options | None, report: StageReport,
+            prints: dict[str, str] | None = None) -> list[str]:
+    """Shards of ``keys`` without a marker (their partial files deleted); counts the rest.
+
+    A marker made from another input or with other options (its ``fingerprint`` differs
+    from ``prints[key]``) is an error: mixing the two would corrupt the output.
+    """
     todo = []
     for key in keys:
         counts = read_marker(out, key, s3)
+        if counts is not None and prints and counts.get("fingerprint") != prints[key]:
+            raise StageError(
+                f"{out}: shard {key} was made from another input or with other options; "
+                "use another output folder or set overwrite: true")
         if counts is None:
             clear_partial(out, key, s3)
             todo.append(key)
@@ -118,7 +137,7 @@ def write_parts(batch: pd.DataFrame, out: str, s3: S3Options | None,
 
 
 def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageReport,
-            progress: bool, desc: str) -> None:
+            progress: bool, desc: str, prints: dict[str, str] | None = None) -> None:
     """Consume coverage rows; mark each shard complete once all its input rows are in."""
     state: dict[str, dict] = {}
     bar = tqdm(total=len(keys), unit="shard", desc=desc, disable=not progress)
@@ -134,6 +153,8 @@ def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageRe
                 s["reasons"][reason] = s["reasons"].get(reason, 0) + n
             if s["covered"] == s["rows_in"]:
                 counts = {k: v for k, v in s.items() if k != "covered"}
+                if prints:
+                    counts["fingerprint"] = prints[row["shard_key"]]
                 write_marker(out, row["shard_key"], counts, s3)
                 report.add(counts)
                 bar.update(1)

@@ -46,9 +46,13 @@ def load_pairs(inputs: list[InputConfig], src_lang: str, tgt_lang: str) -> tuple
     skipped: dict[str, int] = {}
     for r in rejects:
         skipped[r["reason"]] = skipped.get(r["reason"], 0) + 1
+    if (src_lang == "en") == (tgt_lang == "en") and src_lang != tgt_lang:
+        raise ValueError(f"mt: one side must be English (src_lang={src_lang}, "
+                         f"tgt_lang={tgt_lang})")
+    foreign = tgt_lang if src_lang == "en" else src_lang
     pairs = []
     for r in rows:
-        if r["src_lang"] not in (src_lang, tgt_lang):
+        if r["src_lang"] != foreign:
             skipped["wrong language"] = skipped.get("wrong language", 0) + 1
             continue
         pairs.append((r["ref"], r["src"]) if src_lang == "en" else (r["src"], r["ref"]))
@@ -214,6 +218,8 @@ def train_mt(cfg: MTTrainConfig, progress: bool = True) -> dict:
     vocab = JointVocab(vocab_dir / "source.spm")
     corpus = encode_corpus(pairs, vocab, cfg.max_len)
     skipped.update(corpus.skipped)
+    if not corpus.src:
+        raise ValueError(f"mt: no training pair left after reading the inputs ({skipped})")
     valid = None
     if cfg.valid_src and cfg.valid_ref:
         vpairs = list(zip(read_text(cfg.valid_src), read_text(cfg.valid_ref), strict=True))

@@ -18,7 +18,7 @@ import pyarrow as pa
 from paralib.config import BacktranslateConfig, Config, InputConfig
 from paralib.io import fs as pfs
 from paralib.io.bitext import plan_shards
-from paralib.io.stage import StageReport, collect, finish, pending, write_parts
+from paralib.io.stage import StageReport, collect, fingerprint, finish, pending, write_parts
 from paralib.runtime import init_ray
 from paralib.translate.stages import TranslateActor, read_shards
 from paralib.translate.translator import check_model_dir
@@ -68,9 +68,15 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
     if opts.overwrite:
         pfs.delete_dir(opts.output, s3)
     report = StageReport(output=opts.output, unit=unit, shards=len(shards))
-    keys = pending([s.key for s in shards], opts.output, s3, report)
+    options = opts.model_dump(exclude={"output", "overwrite", "actors", "min_actors",
+                                       "num_cpus_per_actor", "intra_threads", "device",
+                                       "actor_resources", "rows_per_batch", "compute_type"})
+    prints = {s.key: fingerprint(s.to_dict(), options, cfg.bitext.max_chars,
+                                 [leg.__dict__ for leg in legs]) for s in shards}
+    keys = pending([s.key for s in shards], opts.output, s3, report, prints)
     if keys:
-        todo = [s for s in shards if s.key in set(keys)]
+        wanted = set(keys)
+        todo = [s for s in shards if s.key in wanted]
         plan = actor_plan(opts, init_ray(cfg.ray))
         ray.data.DataContext.get_current().enable_progress_bars = progress
         ds = ray.data.from_items([s.to_dict() for s in todo], override_num_blocks=len(todo))
@@ -99,5 +105,5 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
             )
         ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas", num_cpus=0.25,
                             fn_kwargs={"out": opts.output, "s3": s3, "schema": schema})
-        collect(ds, keys, opts.output, s3, report, progress, desc)
+        collect(ds, keys, opts.output, s3, report, progress, desc, prints)
     return finish(report, s3, t0)

@@ -54,6 +54,13 @@ def test_scores_and_rejects(ray_session, candidates, tmp_path):
     assert again.shards_skipped == 2 and again.rows_in == 120
 
 
+def test_shard_of_only_rejects(ray_session, candidates, tmp_path):
+    """An upstream shard whose every row was a reject has a marker but no data files."""
+    write_marker(str(candidates), "m-00002", {"rows_in": 0})
+    report = score(config(candidates, tmp_path), progress=False)
+    assert report.shards == 3 and report.rows_in == 120
+
+
 def test_missing_column_fails_before_work(tmp_path):
     inp = tmp_path / "nocost"
     write_part(str(inp), "data", "m-00000", pa.table({"id": ["m:00000:1"], "ref": ["A dog."],

@@ -59,6 +59,19 @@ def test_shards_cover_every_line_once(tmp_path):
         assert len({r["id"] for r in got}) == n
 
 
+def test_plain_file_paired_with_gzip(tmp_path):
+    de = "".join(f"Satz {i}\n" for i in range(7)).encode()
+    en = "".join(f"Sentence {i}\n" for i in range(7)).encode()
+    (tmp_path / "a.de").write_bytes(de)
+    (tmp_path / "a.en.gz").write_bytes(gzip.compress(en))
+    inp = InputConfig(corpus="c", src_lang="de", src=str(tmp_path / "a.de"),
+                      en=str(tmp_path / "a.en.gz"))
+    shards = plan_shards([inp], shard_rows=3)
+    rows = [r for s in shards for r in read_shard(s, 100)[0]]
+    assert [(r["src"], r["ref"]) for r in rows] == [(f"Satz {i}", f"Sentence {i}")
+                                                    for i in range(7)]
+
+
 def test_tsv_jsonl_parquet(tmp_path):
     tsv = tmp_path / "a.tsv"
     tsv.write_text("Hallo\tHello\nnur ein Feld\nA\tB\tC\n")
@@ -70,12 +83,13 @@ def test_tsv_jsonl_parquet(tmp_path):
 
     jl = tmp_path / "a.jsonl"
     jl.write_text(json.dumps({"de": "Hallo", "en": "Hello"}) + "\n{bad json\n[1]\n"
-                  + json.dumps({"de": "x"}) + "\n")
+                  + json.dumps({"de": "x"}) + "\n" + json.dumps({"de": ["a"], "en": "b"}) + "\n")
     rows, rej = read_all([InputConfig(corpus="j", src_lang="de", format="jsonl", path=str(jl),
                                       src_field="de", en_field="en")], 100)
     assert [(r["src"], r["ref"]) for r in rows] == [("Hallo", "Hello")]
     assert [r["reason"].split(":")[0] for r in rej] == [
-        "invalid JSON", "JSON line is not an object", "JSON object lacks field(s) en"]
+        "invalid JSON", "JSON line is not an object", "JSON object lacks field(s) en",
+        "JSON field(s) de not a string"]
 
     pqf = tmp_path / "a.parquet"
     pq.write_table(pa.table({"src": ["Hallo", None, "Baum"], "en": ["Hello", "x", "tree"]}), pqf)

@@ -14,6 +14,7 @@ import yaml
 
 from paralib.config import load_config
 from paralib.io.shards import read_output
+from paralib.io.stage import StageError
 from paralib.translate.backtranslate import backtranslate
 from paralib.translate.pipeline import actor_plan
 
@@ -65,6 +66,10 @@ def test_end_to_end_local(ray_session, tiny_mt, m30k, tmp_path):
     again = backtranslate(cfg, progress=False)
     assert again.shards_skipped == 4 and again.rows_in == 304
     assert len(read_output(str(tmp_path / "out"))) == 903
+    # ... but the same output with other options is refused rather than mixed.
+    other = make_config(tiny_mt, tmp_path / "out", inputs, num_hypotheses=2)
+    with pytest.raises(StageError, match="made from another input or with other options"):
+        backtranslate(other, progress=False)
 
 
 def test_resume_redoes_only_incomplete_shards(ray_session, tiny_mt, m30k, tmp_path):
