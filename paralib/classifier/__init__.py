@@ -3,13 +3,24 @@
 ``train_classifier(pairs, out_dir)`` trains an AVG and an LSTM classifier telling references
 from back-translations; ``load_classifier(path).predict_proba(texts)`` gives P(reference),
 the filtering score of the ``classifier`` scorer (column ``p_ref``).
+
+The names below load lazily: importing the package (for its config section) must not import
+torch, which back-translation does not need.
 """
 
-from paralib.classifier.data import ClassifierDataError, split_sizes
-from paralib.classifier.model import ClassifierNotFoundError, ReferenceClassifier, load_classifier
-from paralib.classifier.train import L2_GRID, NEGATIVES, train_classifier
+from importlib import import_module
 
-__all__ = [
-    "L2_GRID", "NEGATIVES", "ClassifierDataError", "ClassifierNotFoundError",
-    "ReferenceClassifier", "load_classifier", "split_sizes", "train_classifier",
-]
+_EXPORTS = {
+    "ClassifierDataError": "data", "split_sizes": "data",
+    "ClassifierNotFoundError": "model", "ReferenceClassifier": "model",
+    "load_classifier": "model",
+    "L2_GRID": "train", "NEGATIVES": "train", "train_classifier": "train",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(import_module(f"paralib.classifier.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module 'paralib.classifier' has no attribute {name!r}")

@@ -182,7 +182,7 @@ def bleu_of(model_dir: Path, sources: list[str], refs: list[str], beam: int) -> 
 
     from paralib.translate.translator import Translator
 
-    tr = Translator(model_dir, device="cpu")
+    tr = Translator(model_dir, device="cpu", compute_type="default")  # the model's own type
     t0 = time.perf_counter()
     hyps = [h[0].text for h in tr.translate(sources, beam_size=beam)]
     speed = len(sources) / (time.perf_counter() - t0)
