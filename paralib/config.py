@@ -20,7 +20,7 @@ from paralib.filters.config import ScoreConfig
 from paralib.io.fs import S3Options
 from paralib.lm.config import LMConfig
 from paralib.paths import expand
-from paralib.schema import Strict
+from paralib.schema import ExpandedPath, Strict
 from paralib.select.config import SelectSpec
 
 
@@ -122,8 +122,8 @@ class BacktranslateConfig(Strict):
     negative log-likelihood per token of each hypothesis (2017 §5.6).
     """
 
-    model: str = "{models}/de-en"
-    output: str = "output/backtranslate"
+    model: ExpandedPath = "{models}/de-en"
+    output: ExpandedPath = "output/backtranslate"
     beam_size: int = Field(default=4, ge=1, le=64)
     num_hypotheses: int = Field(default=1, ge=1, le=50)
     length_penalty: float = 1.0
@@ -141,10 +141,6 @@ class BacktranslateConfig(Strict):
     actor_resources: dict[str, float] = Field(default_factory=dict)
     overwrite: bool = False
 
-    @field_validator("model", "output")
-    @classmethod
-    def _expand(cls, v: str) -> str:
-        return expand(v)
 
     @model_validator(mode="after")
     def _hyps_fit_beam(self) -> BacktranslateConfig:
@@ -163,15 +159,11 @@ class PivotConfig(BacktranslateConfig):
     """
 
     inputs: list[InputConfig] = Field(default_factory=list)
-    model: str = "{models}/en-de"
-    model_back: str = "{models}/de-en"
+    model: ExpandedPath = "{models}/en-de"
+    model_back: ExpandedPath = "{models}/de-en"
     pivot_hypotheses: int = Field(default=1, ge=1, le=50)
-    output: str = "output/pivot"
+    output: ExpandedPath = "output/pivot"
 
-    @field_validator("model_back")
-    @classmethod
-    def _expand_back(cls, v: str) -> str:
-        return expand(v)
 
     @model_validator(mode="after")
     def _pivot_fits_beam(self) -> PivotConfig:
@@ -186,8 +178,8 @@ class ParaphraseConfig(BacktranslateConfig):
     model trained on selected pairs (ParaNMT 2018 §6)."""
 
     inputs: list[InputConfig] = Field(default_factory=list)
-    model: str = "{models}/paraphrase-en"
-    output: str = "output/paraphrase"
+    model: ExpandedPath = "{models}/paraphrase-en"
+    output: ExpandedPath = "output/paraphrase"
 
 
 class MTModelConfig(Strict):
@@ -209,11 +201,11 @@ class MTTrainConfig(Strict):
     src_lang: str = "de"
     tgt_lang: str = "en"
     inputs: list[InputConfig] = Field(default_factory=list)
-    valid_src: str | None = None
-    valid_ref: str | None = None
-    test_src: str | None = None
-    test_ref: str | None = None
-    output: str = "runs/mt-de-en"
+    valid_src: ExpandedPath | None = None
+    valid_ref: ExpandedPath | None = None
+    test_src: ExpandedPath | None = None
+    test_ref: ExpandedPath | None = None
+    output: ExpandedPath = "runs/mt-de-en"
     model: MTModelConfig = Field(default_factory=MTModelConfig)
     batch_tokens: int = Field(default=3000, ge=16)
     max_len: int = Field(default=64, ge=4)
@@ -228,10 +220,6 @@ class MTTrainConfig(Strict):
     threads: int = Field(default=0, ge=0)
     seed: int = 1
 
-    @field_validator("valid_src", "valid_ref", "test_src", "test_ref", "output")
-    @classmethod
-    def _expand(cls, v: str | None) -> str | None:
-        return expand(v) if v else v
 
 
 class Config(Strict):

@@ -3,7 +3,14 @@ subpackages can declare their own section classes without import cycles)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict
+
+from paralib.paths import expand
+
+ExpandedPath = Annotated[str, AfterValidator(expand)]
+"""A path field: ``{data}``, ``{models}``, ``~`` and environment variables are expanded."""
 
 
 class Strict(BaseModel):

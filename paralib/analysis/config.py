@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from paralib.paths import expand
-from paralib.schema import Strict
+from paralib.schema import ExpandedPath, Strict
 
 
 class AnalyzeConfig(Strict):
     """Which scored corpus to analyse and where the report goes."""
 
-    input: str = "output/score"
-    output: str = "output/analysis"
+    input: ExpandedPath = "output/score"
+    output: ExpandedPath = "output/analysis"
     examples: int = Field(default=5, ge=1)
     seed: int = 0
 
-    @field_validator("input", "output")
-    @classmethod
-    def _expand(cls, v: str) -> str:
-        return expand(v)

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from paralib.paths import expand
-from paralib.schema import Strict
+from paralib.schema import ExpandedPath, Strict
 
 
 class ClassifierConfig(Strict):
     """Reference/translation classifiers (AVG and LSTM) trained on held-out candidate pairs."""
 
-    input: str = "output/backtranslate"
-    output: str = "output/classifier"
+    input: ExpandedPath = "output/backtranslate"
+    output: ExpandedPath = "output/classifier"
     encoders: list[Literal["avg", "lstm"]] = Field(default_factory=lambda: ["avg", "lstm"],
                                                    min_length=1)
     negatives: list[Literal["random", "hardest"]] = Field(
@@ -28,7 +27,3 @@ class ClassifierConfig(Strict):
     seed: int = 0
     threads: int | None = Field(default=None, ge=1)
 
-    @field_validator("input", "output")
-    @classmethod
-    def _expand(cls, v: str) -> str:
-        return expand(v)

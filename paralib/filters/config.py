@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from paralib.paths import expand
-from paralib.schema import Strict
+from paralib.schema import ExpandedPath, Strict
 
 PATH_PARAMS = ("model", "encoder")
 
@@ -49,15 +49,11 @@ def _default_scorers() -> list[ScorerSpec]:
 class ScoreConfig(Strict):
     """``paralib score``: adds one column per scorer to the rows of a stage output."""
 
-    input: str = "output/backtranslate"
-    output: str = "output/score"
+    input: ExpandedPath = "output/backtranslate"
+    output: ExpandedPath = "output/score"
     scorers: list[ScorerSpec] = Field(default_factory=_default_scorers)
     rows_per_batch: int | None = Field(default=None, ge=1)
     actors: int = Field(default=1, ge=1)
     num_cpus_per_actor: float = Field(default=0.5, gt=0)
     overwrite: bool = False
 
-    @field_validator("input", "output")
-    @classmethod
-    def _expand(cls, v: str) -> str:
-        return expand(v)

@@ -3,23 +3,18 @@ corpus on references held out from the pairs being scored)."""
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from paralib.paths import expand
-from paralib.schema import Strict
+from paralib.schema import ExpandedPath, Strict
 
 
 class LMConfig(Strict):
     """Where the candidate pairs are, where the models go, how many references to hold out."""
 
-    input: str = "output/backtranslate"
-    output: str = "output/lm"
+    input: ExpandedPath = "output/backtranslate"
+    output: ExpandedPath = "output/lm"
     order: int = Field(default=3, ge=1, le=9)
     references: int = Field(default=40_000, ge=1)
     max_fraction: float = Field(default=0.25, gt=0, le=1)
     seed: int = 0
 
-    @field_validator("input", "output")
-    @classmethod
-    def _expand(cls, v: str) -> str:
-        return expand(v)

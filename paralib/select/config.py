@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
-from paralib.paths import expand
-from paralib.schema import Strict
+from paralib.schema import ExpandedPath, Strict
 
 
 class Bound(Strict):
@@ -79,9 +78,9 @@ class SelectSpec(Strict):
     output (``s1, s2, label`` with as many random negatives as positives).
     """
 
-    input: str = "output/score"
-    output: str = "output/select"
-    exclude: list[str] = Field(default_factory=list)
+    input: ExpandedPath = "output/score"
+    output: ExpandedPath = "output/select"
+    exclude: list[ExpandedPath] = Field(default_factory=list)
     bounds: list[Bound] = Field(default_factory=list)
     hypotheses: Literal["best", "random", "all"] = "best"
     folds: FoldSpec | None = None
@@ -90,12 +89,4 @@ class SelectSpec(Strict):
     seed: int = 0
     labelled: bool = False
 
-    @field_validator("input", "output")
-    @classmethod
-    def _expand(cls, v: str) -> str:
-        return expand(v)
 
-    @field_validator("exclude")
-    @classmethod
-    def _expand_all(cls, v: list[str]) -> list[str]:
-        return [expand(p) for p in v]
