@@ -72,13 +72,19 @@ class Scorer:
     def accept(self, values: pd.Series | np.ndarray, lower: float | None = None,
                upper: float | None = None) -> np.ndarray:
         """Keep-mask for ``lower <= value <= upper`` (either bound optional)."""
-        v = np.asarray(values, dtype=float)
-        keep = ~np.isnan(v)
-        if lower is not None:
-            keep &= v >= lower
-        if upper is not None:
-            keep &= v <= upper
-        return keep
+        return within_bounds(values, lower, upper)
+
+
+def within_bounds(values: pd.Series | np.ndarray, lower: float | None = None,
+                  upper: float | None = None) -> np.ndarray:
+    """Keep-mask for ``lower <= value <= upper`` (either bound optional; NaN never kept)."""
+    v = np.asarray(values, dtype=float)
+    keep = ~np.isnan(v)
+    if lower is not None:
+        keep &= v >= lower
+    if upper is not None:
+        keep &= v <= upper
+    return keep
 
 
 SCORERS: dict[str, type[Scorer]] = {}

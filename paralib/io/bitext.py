@@ -19,9 +19,6 @@ from paralib.config import InputConfig
 from paralib.io.fs import S3Options, expand_glob, resolve
 from paralib.io.lines import count_lines, iter_lines
 
-ROW_FIELDS = ("id", "corpus", "shard", "line", "src_lang", "src", "ref")
-REJECT_FIELDS = ("id", "corpus", "shard", "line", "src_lang", "reason", "raw")
-
 
 class BitextError(ValueError):
     """An input that cannot be read at all (missing file, misaligned pair of files)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from paralib.filters.base import within_bounds
 from paralib.select.config import Bound, FoldSpec, NoiseSpec
 
 
@@ -42,13 +43,8 @@ def apply_bounds(df: pd.DataFrame, bounds: list[Bound], log: list[dict]) -> pd.D
 
 
 def _inside(df: pd.DataFrame, b: Bound) -> np.ndarray:
-    v = pd.to_numeric(df[b.column], errors="coerce").to_numpy(dtype=float)
-    keep = ~np.isnan(v)
-    if b.lower is not None:
-        keep &= v >= b.lower
-    if b.upper is not None:
-        keep &= v <= b.upper
-    return keep
+    values = pd.to_numeric(df[b.column], errors="coerce").to_numpy(dtype=float)
+    return within_bounds(values, b.lower, b.upper)
 
 
 def choose_hypotheses(df: pd.DataFrame, mode: str, rng: np.random.Generator,

@@ -15,7 +15,6 @@ import pyarrow as pa
 from paralib.io.bitext import ShardSpec, read_shard
 from paralib.io.fs import S3Options
 
-OUTPUT_COLUMNS = ["id", "corpus", "src_lang", "src", "ref", "trans", "rank", "cost"]
 OUTPUT_SCHEMA = pa.schema(
     [("id", pa.string()), ("corpus", pa.string()), ("src_lang", pa.string()),
      ("src", pa.string()), ("ref", pa.string()), ("trans", pa.string()),
