@@ -61,6 +61,16 @@ def build_parser() -> argparse.ArgumentParser:
     clf_sub = clf.add_subparsers(dest="clf_command", required=True)
     _config_args(clf_sub.add_parser("train", help="train the AVG and LSTM classifiers"))
 
+    p = sub.add_parser("train", help="train a paraphrastic encoder with Ray Train")
+    _config_args(p)
+
+    p = sub.add_parser("encode", help="embed a text file (one sentence per line) to .npy")
+    p.add_argument("--model", required=True, help="trained model folder")
+    p.add_argument("--input", required=True, help="text file, one sentence per line (.gz ok)")
+    p.add_argument("--output", required=True, help="output .npy file")
+    p.add_argument("--batch-size", type=int, default=256)
+    p.add_argument("--normalize", action="store_true", help="unit-length vectors")
+
     p = sub.add_parser("config", help="print the validated configuration as YAML")
     _config_args(p)
 
@@ -138,6 +148,18 @@ def run(args) -> int:
         cfg = _load(args)
         print(json.dumps(run_classifier(cfg.classifier, cfg.s3.options()), indent=2))
         return 0
+    if args.command == "train":
+        from paralib.train.run import train
+
+        summary = train(_load(args), progress=progress)
+        print(json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=2))
+        return 0
+    if args.command == "encode":
+        from paralib.models.encode_file import encode_file
+
+        print(json.dumps(encode_file(args.model, args.input, args.output, args.batch_size,
+                                     args.normalize), indent=2))
+        return 0
     if args.command == "mt" and args.mt_command == "train":
         from paralib.mt.train import train_mt
 
@@ -158,13 +180,15 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from paralib.filters.base import ScorerError
     from paralib.io.bitext import BitextError
+    from paralib.models.errors import ModelLoadError
     from paralib.mt.convert import ConversionError
     from paralib.select.steps import SelectError
+    from paralib.train.sources import SourceError
 
     try:
         return run(args)
     except (ConfigError, BitextError, ConversionError, DataNotFoundError, ScorerError,
-            SelectError, FileNotFoundError) as exc:
+            SelectError, FileNotFoundError, ModelLoadError, SourceError) as exc:
         print(f"paralib: error: {exc}", file=sys.stderr)
         return 2
 

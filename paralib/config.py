@@ -22,6 +22,7 @@ from paralib.lm.config import LMConfig
 from paralib.paths import expand
 from paralib.schema import ExpandedPath, Strict
 from paralib.select.config import SelectSpec
+from paralib.train.config import TrainConfig
 
 
 class ConfigError(ValueError):
@@ -178,7 +179,7 @@ class ParaphraseConfig(BacktranslateConfig):
     model trained on selected pairs (ParaNMT 2018 §6)."""
 
     inputs: list[InputConfig] = Field(default_factory=list)
-    model: ExpandedPath = "{models}/paraphrase-en"
+    model: ExpandedPath = "{models}/en-en-paraphrase"
     output: ExpandedPath = "output/paraphrase"
 
 
@@ -237,6 +238,7 @@ class Config(Strict):
     classifier: ClassifierConfig = Field(default_factory=ClassifierConfig)
     select: SelectSpec = Field(default_factory=SelectSpec)
     analyze: AnalyzeConfig = Field(default_factory=AnalyzeConfig)
+    train: TrainConfig = Field(default_factory=TrainConfig)
 
 
 def _set_path(tree: dict, dotted: str, value: Any) -> None:

@@ -70,3 +70,12 @@ def tiny_mt(tmp_path_factory, m30k) -> Path:
     )
     train_mt(cfg, progress=False)
     return out
+
+
+@pytest.fixture(scope="session")
+def en_text(m30k) -> list[str]:
+    """3,000 English Multi30k training sentences (tokeniser and encoder tests)."""
+    import gzip
+
+    with gzip.open(m30k["train_en"], "rt", encoding="utf-8") as f:
+        return [next(f).strip() for _ in range(3000)]

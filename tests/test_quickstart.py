@@ -34,16 +34,20 @@ def test_quickstart_on_a_slice(ray_session, tiny_mt, m30k, tmp_path, capsys):
                           f"src: '{m30k['train_de']}', en: '{m30k['train_en']}', limit: 300}}]",
                  "--set", "classifier.epochs=2", "--set", "classifier.encoders=[avg]",
                  "--set", "select.size=40",
-                 "--set", "select.bounds=[{column: len_trans, lower: 1, upper: 100}]"])
+                 "--set", "select.bounds=[{column: len_trans, lower: 1, upper: 100}]",
+                 "--set", "train.epochs=1", "--set", "train.cpus_per_worker=0.5",
+                 "--set", "train.model.parts=[{name: sp, vocab_size: 200, dim: 32}]"])
     assert code == 0
     out = capsys.readouterr().out
     assert "rows_in=300 = rows_out=300 + rows_rejected=0; 1200 candidate pairs" in out
     assert "Two young, White males are outside near many bushes. |||" in out
     assert "classifier avg: test accuracy" in out
     assert "selected 40 pairs" in out
+    assert "STS Benchmark Pearson x100 dev" in out
     for name in ("backtranslate/_summary.json", "score/_summary.json", "lm/lms.json",
                  "classifier/metrics.json", "select/pairs.parquet", "select/selection.json",
-                 "analysis/report.html", "analysis/report.json"):
+                 "analysis/report.html", "analysis/report.json", "model/model.safetensors",
+                 "model/training.png"):
         assert (tmp_path / "qs" / name).is_file(), name
     scored = read_output(str(tmp_path / "qs" / "score")).to_pandas()
     for col in ("len_trans", "cost", "overlap1", "bleu", "lm_ppl", "p_ref", "para_score"):
@@ -52,7 +56,7 @@ def test_quickstart_on_a_slice(ray_session, tiny_mt, m30k, tmp_path, capsys):
 
 def test_backtranslation_needs_neither_torch_nor_transformers():
     code = ("import sys, paralib.cli, paralib.translate.backtranslate, "
-            "paralib.translate.translator; "
+            "paralib.translate.translator, paralib.config; paralib.config.Config(); "
             "bad = [m for m in ('torch', 'transformers') if m in sys.modules]; "
             "print(*bad); sys.exit(1 if bad else 0)")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -16,9 +16,12 @@ PAIRS_FILE, REPORT_FILE = "pairs.parquet", "selection.json"
 
 
 def read_pairs(path: str, s3: S3Options | None = None) -> pd.DataFrame:
-    """All rows of a stage output folder (``data/*/part-*.parquet``), a Parquet file or a glob."""
+    """All rows of a stage output folder (``data/*/part-*.parquet``), a selection folder
+    (``pairs.parquet``), a Parquet file or a glob."""
     if any(ch in path for ch in "*?[") or path.endswith(".parquet"):
         files = fs.expand_glob(path, s3)
+    elif fs.exists(fs.join(path, PAIRS_FILE), s3):
+        files = [fs.join(path, PAIRS_FILE)]
     else:
         files = fs.expand_glob(fs.join(path, "data", "*", "*.parquet"), s3)
     tables = []

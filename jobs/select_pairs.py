@@ -1,4 +1,4 @@
-"""Entrypoint for ``ray job submit --working-dir . -- python jobs/select.py --config X``."""
+"""Entrypoint for ``ray job submit --working-dir . -- python jobs/select_pairs.py --config X``."""
 
 import sys
 

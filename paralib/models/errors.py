@@ -1,0 +1,5 @@
+"""Errors of the model folder, importable without torch (the CLI catches them)."""
+
+
+class ModelLoadError(ValueError):
+    """A model folder is missing, incomplete or does not match its weights."""

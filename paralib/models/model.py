@@ -1,0 +1,108 @@
+"""A paraphrastic sentence model: parts (tokeniser + encoder) combined by sum or concatenation
+(2018 §5.6), with the tokenisation and padding that turn text into encoder input."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import torch
+from torch import nn
+
+from paralib.models.config import ModelConfig
+from paralib.models.encoders import ENCODERS, Encoder
+from paralib.models.init import init_embedding
+from paralib.models.tokenizers import PAD, Tokenizer, build_tokenizer
+
+IdsTransform = Callable[[list[list[int]]], list[list[int]]]
+
+
+def pad_ids(seqs: list[list[int]], max_tokens: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-pad id lists (truncated to ``max_tokens``) into ``(B, T)`` ids and ``(B,)`` lengths."""
+    lengths = np.fromiter((min(len(s), max_tokens) for s in seqs), dtype=np.int64,
+                          count=len(seqs))
+    width = max(int(lengths.max(initial=0)), 1)
+    ids = np.full((len(seqs), width), PAD, dtype=np.int64)
+    for i, s in enumerate(seqs):
+        ids[i, : lengths[i]] = s[: lengths[i]]
+    return torch.from_numpy(ids), torch.from_numpy(lengths)
+
+
+def fit_tokenizers(config: ModelConfig, texts: list[str]) -> list[Tokenizer]:
+    """One fitted tokeniser per part (parts with the same settings share one)."""
+    done: dict[tuple, Tokenizer] = {}
+    out = []
+    for part in config.parts:
+        key = (part.tokens, part.vocab_size, part.sp_model_type)
+        if key not in done:
+            params = {"model_type": part.sp_model_type} if part.tokens == "sp" else {}
+            done[key] = build_tokenizer(part.tokens, part.vocab_size, **params).fit(texts)
+        out.append(done[key])
+    return out
+
+
+class ParaphraseModel(nn.Module):
+    """``g(s)``: every part encodes the sentence; the vectors are summed or concatenated."""
+
+    def __init__(self, config: ModelConfig, tokenizers: list[Tokenizer]):
+        super().__init__()
+        if len(tokenizers) != len(config.parts):
+            raise ValueError(f"{len(config.parts)} parts but {len(tokenizers)} tokenizers")
+        self.config = config
+        self.tokenizers = tokenizers
+        self.parts = nn.ModuleList(
+            ENCODERS[p.encoder](tok.size, p.dim, **_extra(p))
+            for p, tok in zip(config.parts, tokenizers, strict=True))
+
+    @property
+    def out_dim(self) -> int:
+        dims = [enc.out_dim for enc in self.parts]
+        return dims[0] if self.config.combine == "sum" else sum(dims)
+
+    def initialise(self) -> list[dict]:
+        """Initial embeddings of every part (random ranges or pretrained vectors)."""
+        return [init_embedding(enc.embedding.weight, p, tok.pieces())
+                for enc, p, tok in zip(self.parts, self.config.parts, self.tokenizers,
+                                       strict=True)]
+
+    def token_ids(self, texts: list[str]) -> list[list[list[int]]]:
+        """Ids of ``texts`` under each part's tokeniser (shared tokenisers run once)."""
+        cache: dict[int, list[list[int]]] = {}
+        return [cache.setdefault(id(tok), tok.encode(texts)) for tok in self.tokenizers]
+
+    def batch(self, ids: list[list[list[int]]], transform: IdsTransform | None = None,
+              device: torch.device | str = "cpu") -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """Padded tensors per part; ``transform`` (word dropout, scrambling) applies first."""
+        out = []
+        for part, seqs in zip(self.config.parts, ids, strict=True):
+            if transform is not None:
+                seqs = transform(seqs)
+            t, n = pad_ids(seqs, part.max_tokens)
+            out.append((t.to(device), n.to(device)))
+        return out
+
+    def forward(self, batches: list[tuple[torch.Tensor, torch.Tensor]]) -> torch.Tensor:
+        vecs = [enc(ids, lengths) for enc, (ids, lengths) in zip(self.parts, batches, strict=True)]
+        if len(vecs) == 1:
+            return vecs[0]
+        return torch.stack(vecs).sum(0) if self.config.combine == "sum" else torch.cat(vecs, -1)
+
+    def embed(self, texts: list[str], transform: IdsTransform | None = None) -> torch.Tensor:
+        """Vectors of ``texts`` (gradients flow when the model trains)."""
+        device = next(self.parameters()).device
+        return self(self.batch(self.token_ids(texts), transform, device))
+
+    def word_embeddings(self) -> list[nn.Parameter]:
+        """The embedding tables W_w of every part (2017 §4.2)."""
+        return [enc.embedding.weight for enc in self.parts]
+
+    def compositional_parameters(self) -> list[nn.Parameter]:
+        """W_c: all parameters other than the embedding tables (2017 §4.2)."""
+        return [p for enc in self.parts for p in Encoder.compositional_parameters(enc)]
+
+
+def _extra(part) -> dict:
+    extra: dict = {"dropout": part.dropout}
+    if part.encoder != "avg":
+        extra["hidden"] = part.hidden
+    return extra

@@ -1,0 +1,87 @@
+"""The ``train`` config section: sources, encoder, objective, negatives, Ray Train scaling
+(2017 §4.2 and §5.2, 2018 §4-5.2, 2019 §2-3.1, Opusparcus §3.2, DCU §3)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from paralib.models.config import ModelConfig
+from paralib.schema import ExpandedPath, Strict
+
+
+class SourceConfig(Strict):
+    """One source of training pairs.
+
+    - ``pairs``: a selection (``paralib select`` output folder or any Parquet); columns
+      ``s1_column`` / ``s2_column`` (default ``ref`` / ``trans``), ``label`` when labelled.
+      Round-trip paraphrases (``paralib pivot`` output) are pairs with ``ref`` / ``trans``.
+    - ``bitext``: raw bitext (the ``bitext`` inputs of this config): English with the other
+      language, for bilingual training (2019 §2).
+    - ``captions``: Multi30k task 2, captions of one image written independently: human
+      paraphrases (the role of SimpWiki in 2017 Table 4).
+    - ``sts``: STS Benchmark training pairs scoring at least ``min_score`` (DCU §3: 3.8).
+    """
+
+    kind: Literal["pairs", "bitext", "captions", "sts"]
+    path: ExpandedPath | None = None
+    s1_column: str = "ref"
+    s2_column: str = "trans"
+    min_score: float = Field(default=3.8, ge=0, le=5)
+    limit: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _path_for_pairs(self) -> SourceConfig:
+        if self.kind == "pairs" and not self.path:
+            raise ValueError("a 'pairs' source needs 'path'")
+        return self
+
+
+class MegaBatchConfig(Strict):
+    """Mega-batching (2018 §4): pool M mini-batches to mine negatives; with ``anneal_every``
+    M starts at ``start`` and grows by one every that many mini-batches up to ``size``
+    (2019 §3.1: up to 60, +1 every 150)."""
+
+    size: int = Field(default=1, ge=1)
+    start: int = Field(default=1, ge=1)
+    anneal_every: int | None = Field(default=None, ge=1)
+    across_workers: bool = False
+
+
+class RegularisationConfig(Strict):
+    """λ_w‖W − W_initial‖², λ_c‖W_c‖² (2017 §4.2), word dropout and scrambling (2017 §5.2:
+    0.5, 2018 §5.2: 0.3)."""
+
+    lambda_w: float = Field(default=0.0, ge=0)
+    lambda_c: float = Field(default=0.0, ge=0)
+    word_dropout: float = Field(default=0.0, ge=0, lt=1)
+    scramble_rate: float = Field(default=0.0, ge=0, le=1)
+
+
+class TrainConfig(Strict):
+    """Training of a paraphrastic encoder with Ray Train (``paralib train``)."""
+
+    sources: list[SourceConfig] = Field(default_factory=list)
+    model: ModelConfig = Field(default_factory=ModelConfig)
+    output: ExpandedPath = "output/model"
+    loss: Literal["margin", "contrastive"] = "margin"
+    margin: float = Field(default=0.4, gt=0)
+    contrastive_margin: float = Field(default=1.0, gt=0, le=2)
+    symmetric: bool = True
+    negatives: Literal["max", "rand", "mix"] = "max"
+    bilingual: bool | None = None
+    megabatch: MegaBatchConfig = Field(default_factory=MegaBatchConfig)
+    regularisation: RegularisationConfig = Field(default_factory=RegularisationConfig)
+    batch_size: int = Field(default=100, ge=2)
+    lr: float = Field(default=0.001, gt=0)
+    epochs: int = Field(default=10, ge=1)
+    max_pairs: int | None = Field(default=None, ge=2)
+    dev: Literal["stsb-dev", "sts17-en-en", "none"] = "stsb-dev"
+    workers: int = Field(default=1, ge=1)
+    use_gpu: bool | None = None
+    cpus_per_worker: float = Field(default=1.0, gt=0)
+    storage_path: str = "output/ray-train"
+    name: str = Field(default="paralib-train", pattern=r"^[A-Za-z0-9_.-]+$")
+    seed: int = 1
+    vocab_sample: int = Field(default=500_000, ge=100)

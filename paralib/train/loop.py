@@ -1,0 +1,118 @@
+"""The Ray Train worker loop: DDP over workers, mega-batches from this worker's Ray Data shard,
+a dev score and a checkpoint per epoch, resume from the latest checkpoint (2018 §5.2 setup:
+Adam 0.001, batch 100)."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from paralib.models.model import ParaphraseModel
+from paralib.models.pretrained import save_model
+from paralib.train.config import TrainConfig
+from paralib.train.dev import dev_pearson, load_dev
+from paralib.train.schedule import megabatches
+from paralib.train.steps import MegaBatchTrainer
+
+STATE = "train_state.pt"
+
+
+def gather_all(e1: torch.Tensor, e2: torch.Tensor, s1: list[str], s2: list[str]):
+    """Mega-batch vectors and texts of every worker (2018 mega-batching across workers)."""
+    import torch.distributed as dist
+
+    parts: list[Any] = [None] * dist.get_world_size()
+    dist.all_gather_object(parts, (e1.cpu(), e2.cpu(), s1, s2))
+    rank = dist.get_rank()
+    offset = sum(len(p[2]) for p in parts[:rank])
+    p1 = torch.cat([p[0] for p in parts]).to(e1.device)
+    p2 = torch.cat([p[1] for p in parts]).to(e1.device)
+    return p1, p2, [t for p in parts for t in p[2]], [t for p in parts for t in p[3]], offset
+
+
+def card(cfg: TrainConfig, info: dict) -> str:
+    """The model card written into every checkpoint's model folder."""
+    parts = ", ".join(f"{p.encoder}({p.tokens}, dim {p.dim})" for p in cfg.model.parts)
+    lines = [f"# paralib encoder: {parts}", "",
+             f"- combine: {cfg.model.combine}; languages: {', '.join(info['languages'])}",
+             f"- trained with `paralib train`: loss {cfg.loss} (margin {cfg.margin}), "
+             f"negatives {cfg.negatives}, mega-batch {cfg.megabatch.size} "
+             f"(anneal every {cfg.megabatch.anneal_every}), batch {cfg.batch_size}, "
+             f"Adam {cfg.lr}, {info['workers']} worker(s)",
+             f"- training pairs: {info['pairs']} from "
+             f"{', '.join(s.kind for s in cfg.sources)}",
+             f"- epoch {info['epoch']} of {cfg.epochs}; dev ({cfg.dev}) Pearson x100: "
+             f"{info['dev']:.2f}" if info.get("dev") is not None else
+             f"- epoch {info['epoch']} of {cfg.epochs}; no dev set",
+             "", "Load with `paralib.load(path).encode(sentences)`."]
+    return "\n".join(lines) + "\n"
+
+
+def train_loop(loop_config: dict) -> None:
+    """``train_loop_per_worker`` of the :class:`ray.train.torch.TorchTrainer`."""
+    import ray.train
+    import ray.train.torch
+
+    cfg = TrainConfig.model_validate(loop_config["train"])
+    ctx = ray.train.get_context()
+    rank, world = ctx.get_world_rank(), ctx.get_world_size()
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(max(1, int(loop_config.get("threads", 1))))
+    model = ParaphraseModel(cfg.model, loop_config["tokenizers"])
+    model.initialise()
+    wrapped = ray.train.torch.prepare_model(model)
+    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    gather = gather_all if cfg.megabatch.across_workers and world > 1 else None
+    trainer = MegaBatchTrainer(cfg, model, optimizer, wrapped, loop_config["bilingual"],
+                               gather, seed=cfg.seed + rank)
+    start, best = 0, None
+    history: list[dict] = []
+    checkpoint = ray.train.get_checkpoint()
+    if checkpoint:
+        with checkpoint.as_directory() as d:
+            saved = torch.load(Path(d) / STATE, weights_only=False)
+        model.load_state_dict(saved["model"])
+        optimizer.load_state_dict(saved["optimizer"])
+        trainer.state.step, trainer.state.megabatch = saved["step"], saved["megabatch"]
+        start, best, history = saved["epoch"], saved["best"], saved["history"]
+    dev = load_dev(cfg.dev)
+    shard = ray.train.get_dataset_shard("train")
+    for epoch in range(start, cfg.epochs):
+        t0, pairs, losses = time.perf_counter(), 0, []
+        batches = shard.iter_batches(batch_size=cfg.batch_size, batch_format="pandas",
+                                     local_shuffle_buffer_size=20 * cfg.batch_size,
+                                     local_shuffle_seed=cfg.seed + epoch)
+        for group in megabatches(batches, cfg.megabatch, trainer.state.step):
+            loss = trainer.train_megabatch(group)
+            if not np.isnan(loss):
+                losses.append(loss)
+                pairs += sum(len(b) for b in group)
+        seconds = time.perf_counter() - t0
+        score = dev_pearson(model, dev) if dev is not None else None
+        metrics = {"epoch": epoch + 1, "loss": float(np.mean(losses)) if losses else float("nan"),
+                   "dev_pearson": score if score is not None else float("nan"),
+                   "pairs": pairs * world, "seconds": seconds,
+                   "pairs_per_s": pairs * world / max(seconds, 1e-9),
+                   "step": trainer.state.step, "skipped_pairs": trainer.state.skipped_pairs}
+        history.append(metrics)
+        if score is not None and (best is None or score > best):
+            best = score
+        with tempfile.TemporaryDirectory() as tmp:
+            ckpt = None
+            if rank == 0:
+                torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                            "epoch": epoch + 1, "step": trainer.state.step,
+                            "megabatch": trainer.state.megabatch, "best": best,
+                            "history": history}, Path(tmp) / STATE)
+                info = {"languages": loop_config["languages"], "workers": world,
+                        "pairs": loop_config["pairs"], "epoch": epoch + 1, "dev": score,
+                        "history": history}
+                save_model(model, Path(tmp) / "model", tuple(loop_config["languages"]), info,
+                           card(cfg, info))
+                ckpt = ray.train.Checkpoint.from_directory(tmp)
+            ray.train.report(metrics, checkpoint=ckpt)

@@ -1,0 +1,36 @@
+"""The training report next to the model: ``training.json``, a per-epoch table
+(``training.md``) and loss / dev curves (``training.png``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def write_report(folder: Path, summary: dict) -> dict[str, str]:
+    """Write the three report files; returns their paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    history = summary["history"]
+    paths = {k: str(folder / f"training.{k}") for k in ("json", "md", "png")}
+    Path(paths["json"]).write_text(json.dumps(summary, indent=2, default=str))
+    rows = ["| epoch | loss | dev Pearson x100 | pairs/s | seconds |", "|---|---|---|---|---|"]
+    rows += [f"| {h['epoch']} | {h['loss']:.4f} | {h['dev_pearson']:.2f} | "
+             f"{h['pairs_per_s']:.0f} | {h['seconds']:.1f} |" for h in history]
+    head = (f"# Training report\n\nModel: `{summary['model']}`; {summary['pairs']} pairs "
+            f"({summary['rejected']} rejected); {summary['workers']} worker(s); best epoch "
+            f"{summary['best_epoch']} on {summary['dev']}.\n\n")
+    Path(paths["md"]).write_text(head + "\n".join(rows) + "\n")
+    fig, ax = plt.subplots(1, 2, figsize=(9, 3.2))
+    epochs = [h["epoch"] for h in history]
+    ax[0].plot(epochs, [h["loss"] for h in history], marker="o")
+    ax[0].set(xlabel="epoch", ylabel="training loss")
+    ax[1].plot(epochs, [h["dev_pearson"] for h in history], marker="o", color="C1")
+    ax[1].set(xlabel="epoch", ylabel=f"{summary['dev']} Pearson x100")
+    fig.tight_layout()
+    fig.savefig(paths["png"], dpi=110)
+    plt.close(fig)
+    return paths

@@ -1,0 +1,123 @@
+"""``paralib train``: fit tokenisers on the pairs, run the Ray Train ``TorchTrainer``, keep the
+best epoch on dev as the model folder, and write a training report (2018 §5.2, 2019 §3.1)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from paralib.config import Config
+from paralib.io import fs
+from paralib.models.model import fit_tokenizers
+from paralib.models.tokenizers import UNK
+from paralib.runtime import init_ray
+from paralib.train.loop import train_loop
+from paralib.train.report import write_report
+from paralib.train.sources import SourceError, load_sources
+
+log = logging.getLogger(__name__)
+
+
+def unknown_rows(data: pd.DataFrame, tokenizers) -> pd.Series:
+    """Rows with a side whose tokens are all unknown to every tokeniser (it would train on
+    ``<unk>`` alone)."""
+    bad = pd.Series(False, index=data.index)
+    for col in ("s1", "s2"):
+        unknown = pd.Series(True, index=data.index)
+        for tok in {id(t): t for t in tokenizers}.values():
+            ids = tok.encode(data[col].tolist())
+            unknown &= pd.Series([all(i == UNK for i in s) for s in ids], index=data.index)
+        bad |= unknown
+    return bad
+
+
+def prepare(cfg: Config) -> tuple[pd.DataFrame, pd.DataFrame, list]:
+    """Training pairs, rejects (with reasons) and fitted tokenisers."""
+    tcfg = cfg.train
+    data, rejects = load_sources(cfg, tcfg.seed)
+    if tcfg.loss == "contrastive" and "label" not in data.columns:
+        raise SourceError("the contrastive loss needs labelled pairs (a 'label' column): use "
+                          "a labelled selection (select.labelled: true)")
+    if "label" in data.columns and data["label"].isna().any():
+        raise SourceError("some sources carry labels and some do not: mix labelled sources "
+                          "only with labelled sources")
+    if len(data) < 2:
+        raise SourceError(f"only {len(data)} usable training pair(s)")
+    sample = pd.concat([data["s1"], data["s2"]]).iloc[: tcfg.vocab_sample].tolist()
+    tokenizers = fit_tokenizers(tcfg.model, sample)
+    unk = unknown_rows(data, tokenizers)
+    if unk.any():
+        bad = data[unk]
+        rejects = pd.concat([rejects, pd.DataFrame({
+            "source": bad["source"], "reason": "all tokens unknown", "s1": bad["s1"],
+            "s2": bad["s2"]})], ignore_index=True)
+        data = data[~unk].reset_index(drop=True)
+    return data, rejects, tokenizers
+
+
+def _storage(path: str) -> str:
+    return path if "://" in path else str(Path(path).resolve())
+
+
+def train(cfg: Config, progress: bool = True) -> dict:
+    """Train the configured encoder; returns the summary written to ``training.json``."""
+    import ray
+    import ray.train
+    from ray.train.torch import TorchTrainer
+
+    tcfg = cfg.train
+    data, rejects, tokenizers = prepare(cfg)
+    resources = init_ray(cfg.ray)
+    use_gpu = tcfg.use_gpu if tcfg.use_gpu is not None else resources.get("GPU", 0) > 0
+    bilingual = (tcfg.bilingual if tcfg.bilingual is not None
+                 else bool((data["lang1"] != data["lang2"]).any()))
+    languages = sorted(set(data["lang1"]) | set(data["lang2"]))
+    cols = ["s1", "s2"] + (["label"] if "label" in data.columns else [])
+    dataset = ray.data.from_pandas(data[cols])
+    log.info("training on %d pairs (%d rejected), %d worker(s), gpu=%s", len(data),
+             len(rejects), tcfg.workers, use_gpu)
+    storage, storage_filesystem = _storage(tcfg.storage_path), None
+    if fs.is_s3(storage):
+        storage_filesystem, storage = fs.resolve(storage, cfg.s3.options())
+    trainer = TorchTrainer(
+        train_loop,
+        train_loop_config={"train": tcfg.model_dump(mode="json"), "tokenizers": tokenizers,
+                           "bilingual": bilingual, "languages": languages, "pairs": len(data),
+                           "threads": max(1, int(tcfg.cpus_per_worker))},
+        scaling_config=ray.train.ScalingConfig(
+            num_workers=tcfg.workers, use_gpu=use_gpu,
+            resources_per_worker={"CPU": tcfg.cpus_per_worker, **({"GPU": 1} if use_gpu else {})}),
+        run_config=ray.train.RunConfig(
+            name=tcfg.name, storage_path=storage,
+            storage_filesystem=storage_filesystem,
+            checkpoint_config=ray.train.CheckpointConfig(
+                checkpoint_score_attribute="dev_pearson" if tcfg.dev != "none" else None,
+                checkpoint_score_order="max")),
+        datasets={"train": dataset},
+    )
+    result = trainer.fit()
+    best = result.get_best_checkpoint("dev_pearson", "max") if tcfg.dev != "none" else None
+    best = best or result.checkpoint
+    if best is None:
+        raise RuntimeError(f"training {tcfg.name} finished without a checkpoint")
+    out = Path(tcfg.output)
+    with tempfile.TemporaryDirectory() as tmp:
+        best.to_directory(tmp)
+        if out.exists():
+            shutil.rmtree(out)
+        shutil.copytree(Path(tmp) / "model", out)
+    info = json.loads((out / "config.json").read_text())["info"]
+    summary = {"model": str(out), "pairs": len(data), "rejected": len(rejects),
+               "best_epoch": info["epoch"], "dev": tcfg.dev, "dev_pearson": info.get("dev"),
+               "workers": tcfg.workers, "gpu": use_gpu, "bilingual": bilingual,
+               "languages": languages, "history": info["history"],
+               "run": f"{_storage(tcfg.storage_path)}/{tcfg.name}"}
+    if len(rejects):
+        rejects.to_parquet(out / "rejects.parquet", index=False)
+    write_report(out, summary)
+    return summary

@@ -1,0 +1,74 @@
+"""Negative mining: never the pair itself, the hardest found by one matrix product, equal to a
+per-row loop, bilingual negatives from the other language only."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from paralib.train.mining import hardest, negatives, random_pick
+
+
+def loop_hardest(e1, e2):
+    """The per-row reference: for each s1, the most similar other sentence of the batch."""
+    n = len(e1)
+    pool = torch.cat([e1, e2])
+    out = []
+    for i in range(n):
+        best, arg = -2.0, -1
+        for j in range(2 * n):
+            if j in (i, i + n):
+                continue
+            c = F.cosine_similarity(e1[i], pool[j], dim=0).item()
+            if c > best:
+                best, arg = c, j
+        out.append(arg)
+    return torch.tensor(out)
+
+
+def test_hardest_is_never_the_partner_even_when_it_is_closest():
+    torch.manual_seed(0)
+    e1 = torch.randn(50, 8)
+    e2 = e1 + 0.01 * torch.randn(50, 8)  # each partner is by far the nearest
+    t1, t2 = negatives(e1, e2, "max", bilingual=False)
+    own = torch.arange(50)
+    assert not torch.any(t1 == own) and not torch.any(t1 == own + 50)
+    assert not torch.any(t2 == own) and not torch.any(t2 == own + 50)
+    assert torch.equal(t1, loop_hardest(e1, e2))
+
+
+def test_hardest_finds_a_planted_near_duplicate():
+    torch.manual_seed(1)
+    e1, e2 = torch.randn(20, 8), torch.randn(20, 8)
+    e1[7] = e1[3] + 1e-3  # sentence 7 is almost sentence 3
+    t1, _ = negatives(e1, e2, "max", bilingual=False)
+    assert t1[3].item() == 7 and t1[7].item() == 3
+
+
+def test_bilingual_negatives_come_from_the_other_language():
+    torch.manual_seed(2)
+    en, de = torch.randn(30, 8), torch.randn(30, 8)
+    de[5] = en[9] * 3  # the German sentence most like English 9 belongs to pair 5
+    t_en, t_de = negatives(en, de, "max", bilingual=True)
+    assert t_en.max() < 30 and t_en[9].item() == 5  # an index into the German side
+    assert not torch.any(t_en == torch.arange(30)) and not torch.any(t_de == torch.arange(30))
+
+
+def test_random_negatives_avoid_the_pair_and_cover_the_pool():
+    g = torch.Generator().manual_seed(0)
+    exclude = torch.tensor([[0, 4]] * 4000)
+    picks = random_pick(exclude, 8, g)
+    assert set(picks.tolist()) == {1, 2, 3, 5, 6, 7}
+    counts = torch.bincount(picks, minlength=8)[[1, 2, 3, 5, 6, 7]].float()
+    assert counts.min() > 0.8 * counts.mean()
+
+
+def test_gathered_pool_offsets_exclude_the_right_rows():
+    torch.manual_seed(3)
+    p1, p2 = torch.randn(12, 4), torch.randn(12, 4)
+    mine1, mine2 = p1[4:8], p2[4:8]  # this worker holds pairs 4..7 of the pool
+    p2[4:8] = mine1  # partners identical: would win if not excluded
+    t1, _ = negatives(mine1, mine2, "max", False, offset=4, pool1=p1, pool2=p2)
+    assert not any(t in (4 + i, 16 + i) for i, t in enumerate(t1.tolist()))
+    assert torch.equal(hardest(mine1, torch.cat([p1, p2]),
+                               torch.stack([torch.arange(4, 8), torch.arange(16, 20)], 1)), t1)

@@ -1,0 +1,42 @@
+"""Ray Train: 2-worker DDP on CPU (gloo) trains, checkpoints every epoch, keeps the best epoch
+as a model folder, and a rerun of the same run resumes from its latest checkpoint."""
+
+from __future__ import annotations
+
+import json
+
+import paralib
+from paralib.config import Config
+from paralib.train.run import train
+
+
+def _cfg(tmp_path, epochs: int) -> Config:
+    return Config.model_validate({
+        "ray": {"num_cpus": 2},
+        "train": {
+            "sources": [{"kind": "sts"}],
+            "model": {"parts": [{"name": "sp", "vocab_size": 1500, "dim": 32}]},
+            "megabatch": {"size": 2, "across_workers": True},
+            "epochs": epochs, "workers": 2, "cpus_per_worker": 0.5,
+            "output": str(tmp_path / "model"), "storage_path": str(tmp_path / "runs"),
+            "name": "ddp"}})
+
+
+def test_two_workers_checkpoint_and_resume(ray_session, tmp_path):
+    first = train(_cfg(tmp_path, 1), progress=False)
+    assert [h["epoch"] for h in first["history"]] == [1]
+    assert first["workers"] == 2 and first["pairs"] > 1000
+    assert len(list((tmp_path / "runs" / "ddp").glob("checkpoint_2*"))) == 1
+    # the same run asked for two epochs: it resumes after epoch 1 instead of starting over
+    second = train(_cfg(tmp_path, 2), progress=False)
+    assert [h["epoch"] for h in second["history"]] == [1, 2]
+    assert second["history"][0] == first["history"][0]
+    assert len(list((tmp_path / "runs" / "ddp").glob("checkpoint_2*"))) == 2
+    best = max(second["history"], key=lambda h: h["dev_pearson"])
+    assert second["best_epoch"] == best["epoch"]
+    enc = paralib.load(tmp_path / "model")
+    vecs = enc.encode(["A man is playing a guitar.", "A man plays the guitar."])
+    assert vecs.shape == (2, 32)
+    info = json.loads((tmp_path / "model" / "training.json").read_text())
+    assert info["dev_pearson"] == best["dev_pearson"]
+    assert (tmp_path / "model" / "training.png").stat().st_size > 0

@@ -1,0 +1,67 @@
+"""Training sources read the real files; bad input is an error or a counted reject."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from paralib.config import Config
+from paralib.train.run import prepare
+from paralib.train.sources import SourceError, load_sources
+
+
+def _cfg(sources, **train) -> Config:
+    return Config.model_validate({"train": {"sources": sources, **train}})
+
+
+def test_captions_pair_captions_of_one_image(data_dir):
+    import gzip
+
+    data, rejects = load_sources(_cfg([{"kind": "captions"}]))
+    first = []
+    for k in (1, 2):
+        with gzip.open(data_dir / f"bitext/multi30k/task2/raw/train.{k}.en.gz", "rt") as f:
+            first.append(f.readline().strip())
+    assert ((data["s1"] == first[0]) & (data["s2"] == first[1])).sum() == 1
+    assert len(data) + len(rejects) == 4 * 29000
+
+
+def test_sts_pairs_score_at_least_the_bound():
+    high, _ = load_sources(_cfg([{"kind": "sts", "min_score": 3.8}]))
+    low, _ = load_sources(_cfg([{"kind": "sts", "min_score": 2.0}]))
+    assert 1000 < len(high) < len(low) < 5749
+
+
+def test_bitext_source_is_bilingual(m30k):
+    cfg = Config.model_validate({
+        "bitext": {"inputs": [{"corpus": "m", "src_lang": "de", "src": m30k["val_de"],
+                               "en": m30k["val_en"]}]},
+        "train": {"sources": [{"kind": "bitext"}]}})
+    data, rejects = load_sources(cfg)
+    assert set(data["lang2"]) == {"de"} and set(data["lang1"]) == {"en"}
+    assert len(data) + len(rejects) == 1014
+
+
+def test_empty_and_unknown_sentences_are_rejected_with_reasons(tmp_path):
+    pd.DataFrame({"ref": ["a dog runs", "", "two men talk", "a cat sleeps", "zzqx qqzx"],
+                  "trans": ["the dog runs", "a man", "two men speak", "a cat is asleep",
+                            "a dog"]}).to_parquet(tmp_path / "p.parquet")
+    cfg = _cfg([{"kind": "pairs", "path": str(tmp_path / "p.parquet")}],
+               model={"parts": [{"name": "word", "vocab_size": 6}]})
+    data, rejects, _ = prepare(cfg)
+    assert len(data) + len(rejects) == 5
+    assert sorted(rejects["reason"]) == ["all tokens unknown", "empty sentence"]
+
+
+def test_bad_sources_are_clear_errors(tmp_path):
+    pd.DataFrame({"a": ["x"], "b": ["y"]}).to_parquet(tmp_path / "p.parquet")
+    with pytest.raises(SourceError, match="missing column.*ref"):
+        load_sources(_cfg([{"kind": "pairs", "path": str(tmp_path / "p.parquet")}]))
+    with pytest.raises(SourceError, match="empty"):
+        load_sources(_cfg([]))
+    with pytest.raises(SourceError, match="bitext.inputs"):
+        load_sources(_cfg([{"kind": "bitext"}]))
+    with pytest.raises(SourceError, match="label"):
+        prepare(_cfg([{"kind": "sts"}], loss="contrastive"))
+    with pytest.raises(ValueError, match="needs 'path'"):
+        _cfg([{"kind": "pairs"}])
