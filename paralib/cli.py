@@ -71,6 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--normalize", action="store_true", help="unit-length vectors")
 
+    from paralib.evaluate import cli as evaluate_cli
+
+    evaluate_cli.add_parser(sub)
+
     p = sub.add_parser("config", help="print the validated configuration as YAML")
     _config_args(p)
 
@@ -154,6 +158,10 @@ def run(args) -> int:
         summary = train(_load(args), progress=progress)
         print(json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=2))
         return 0
+    if args.command == "evaluate":
+        from paralib.evaluate.cli import run as run_evaluate
+
+        return run_evaluate(args)
     if args.command == "encode":
         from paralib.models.encode_file import encode_file
 

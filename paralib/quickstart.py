@@ -8,28 +8,48 @@
    paraphrase score; 2017 §5.5-5.7, 2018 §3.2);
 4. select a training set (bounds, one hypothesis per reference, a fixed-size sample);
 5. write the analysis report (2017 Tables 9-11);
-6. train an SP encoder on the selected pairs with Ray Train (2019 §2) and print its STS
-   Benchmark dev and test Pearson.
+6. train an SP encoder on the selected pairs with Ray Train (2019 §2);
+7. evaluate it on STS 2012-2016 and the STS Benchmark next to GloVe averaging and random
+   encoders (2019 Table 2) and write the evaluation report.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 from paralib.analysis.run import run_analyze
 from paralib.classifier.run import run_classifier
 from paralib.config import Config
+from paralib.evaluate import evaluate, make_baseline
 from paralib.filters.stage import score
 from paralib.io.shards import read_output
 from paralib.lm.run import run_lm
 from paralib.select import run_select
-from paralib.train.dev import stsb_pearson
 from paralib.train.run import train
 from paralib.translate.backtranslate import backtranslate
 from paralib.translate.translator import model_info
 
-STEPS = 6
+STEPS = 7
+BASELINES = ("glove", "random-sp20k", "random-trigram")
+
+
+def results_table(ev: dict) -> str:
+    """Per-year STS means, their mean and STS Benchmark (Pearson x100) of every model."""
+    years = ["2012", "2013", "2014", "2015", "2016"]
+    head = (f"{'model':<16}" + "".join(f"{y:>7}" for y in years)
+            + f"{'all':>7}{'B dev':>7}{'B test':>7}")
+    rows = [head]
+    for name in ev["models"]:
+        sts = ev["tasks"]["sts"]["models"][name]
+        stsb = ev["tasks"]["stsb"]["models"][name].get("sets", {})
+        cells = [sts.get("years", {}).get(y, {}).get("pearson") for y in years]
+        cells += [sts.get("all", {}).get("pearson")]
+        cells += [stsb.get(s, {}).get("pearson") for s in ("dev", "test")]
+        rows.append(f"{name:<16}" + "".join(f"{c:7.1f}" if c is not None else f"{'-':>7}"
+                                            for c in cells))
+    return "\n".join(rows)
 
 
 def _step(k: int, text: str) -> float:
@@ -75,18 +95,28 @@ def quickstart(cfg: Config, progress: bool = True) -> dict:
 
     _step(6, "training an SP encoder on the selected pairs with Ray Train")
     trained = train(cfg, progress=progress)
-    stsb = stsb_pearson(trained["model"])
     for h in trained["history"]:
         print(f"  epoch {h['epoch']}: loss {h['loss']:.4f}, STS Benchmark dev "
               f"{h['dev_pearson']:.1f}, {h['pairs_per_s']:.0f} pairs/s")
-    print(f"model {trained['model']} (best epoch {trained['best_epoch']}): STS Benchmark "
-          f"Pearson x100 dev {stsb['dev']:.1f}, test {stsb['test']:.1f}")
+    print(f"model {trained['model']} (best epoch {trained['best_epoch']})")
+
+    _step(7, "evaluating on STS 2012-2016 and STS Benchmark next to the baselines")
+    models = {"quickstart-sp": trained["model"],
+              **{name: make_baseline(name) for name in BASELINES}}
+    out = str(Path(trained["model"]).parent / "evaluate")
+    ev = evaluate(models, ["sts", "stsb"], out, progress=progress)
+    table = results_table(ev)
+    print(table)
+    stsb = ev["tasks"]["stsb"]["models"]["quickstart-sp"]["sets"]
+    print(f"STS Benchmark Pearson x100 of the quickstart model: dev "
+          f"{stsb['dev']['pearson']:.1f}, test {stsb['test']['pearson']:.1f}")
     elapsed = time.perf_counter() - t0
     summary = {"seconds": round(elapsed, 1), "backtranslate": bt.rows_out,
                "candidates": bt.hypotheses, "scored": sc.rows_out,
                "selected": sel["rows_out"], "report": str(report),
-               "model": trained["model"], "stsb_dev": round(stsb["dev"], 2),
-               "stsb_test": round(stsb["test"], 2)}
+               "model": trained["model"], "stsb_dev": round(stsb["dev"]["pearson"], 2),
+               "stsb_test": round(stsb["test"]["pearson"], 2),
+               "evaluation": ev["files"]["html"]}
     print(f"\nquickstart finished in {elapsed:.0f}s: {json.dumps(summary)}")
-    print(f"open {report}")
+    print(f"open {report} and {ev['files']['html']}")
     return summary

@@ -79,3 +79,30 @@ def en_text(m30k) -> list[str]:
 
     with gzip.open(m30k["train_en"], "rt", encoding="utf-8") as f:
         return [next(f).strip() for _ in range(3000)]
+
+
+@pytest.fixture(scope="session")
+def trained_sp():
+    """A small SP encoder trained in-process (no Ray) for two epochs on STS Benchmark training
+    pairs scoring at least 3.8 (the DCU §3 source): a real trained model in seconds."""
+    import torch
+
+    from paralib.config import Config
+    from paralib.models import ParaphraseModel, SentenceEncoder
+    from paralib.train.run import prepare
+    from paralib.train.schedule import megabatches
+    from paralib.train.steps import MegaBatchTrainer
+
+    cfg = Config.model_validate({"train": {
+        "sources": [{"kind": "sts"}],
+        "model": {"parts": [{"name": "sp", "vocab_size": 2000, "dim": 64}]}}})
+    torch.manual_seed(0)
+    data, _, tokenizers = prepare(cfg)
+    model = ParaphraseModel(cfg.train.model, tokenizers)
+    model.initialise()
+    trainer = MegaBatchTrainer(cfg.train, model, torch.optim.Adam(model.parameters(), 1e-3))
+    chunks = [data.iloc[i:i + 100] for i in range(0, len(data), 100)]
+    for _ in range(2):
+        for group in megabatches(chunks, cfg.train.megabatch):
+            trainer.train_megabatch(group)
+    return SentenceEncoder(model, ("en",), {"trained": "sts>=3.8, 2 epochs"})

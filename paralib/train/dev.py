@@ -52,17 +52,3 @@ def dev_pearson(model: ParaphraseModel, dev: DevSet) -> float:
     """Pearson's r × 100 of the model's cosines with the gold scores."""
     return float(100 * pearsonr(cosines(model, dev.a, dev.b), dev.gold).statistic)
 
-
-def stsb_pearson(model_dir: str) -> dict[str, float]:
-    """STS Benchmark dev and test Pearson x100 of a saved model folder."""
-    from paralib.evaluate.loaders import read_stsb
-    from paralib.models import load
-
-    model = load(model_dir).model
-    out = {}
-    for split in ("dev", "test"):
-        pairs = read_stsb(data_root(), split)
-        gold = np.asarray(pairs.gold, dtype=float)
-        out[split] = float(100 * pearsonr(cosines(model, list(pairs.a), list(pairs.b)),
-                                          gold).statistic)
-    return out

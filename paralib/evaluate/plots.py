@@ -1,0 +1,86 @@
+"""Bar charts of the report: one bar per model, grouped by dataset (matplotlib, Agg, PNG)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+Values = dict[str, dict[str, float | None]]  # model -> category -> value
+
+
+def _ok(entry: dict | None) -> bool:
+    return bool(entry) and entry.get("status") == "ok"
+
+
+def plot_values(suite: str, task: dict) -> tuple[str, str, Values] | None:
+    """(title, y label, values) of a task's plot, or None when it has none."""
+    models = task.get("models", {})
+    vals: Values = {}
+    for m, res in models.items():
+        sets = res.get("sets", {})
+        if suite in ("sts", "stsb", "sick", "sts17"):
+            vals[m] = {s: e.get("pearson") for s, e in sets.items() if _ok(e)}
+        elif suite == "detection":
+            vals[m] = {s: (e["features"].get("concat") or e["features"].get("score"))["accuracy"]
+                       for s, e in sets.items() if _ok(e)}
+        elif suite == "tatoeba":
+            vals[m] = {s: e["xx->en"] for s, e in sets.items() if _ok(e)}
+        elif suite == "bucc":
+            vals[m] = {s: e["test"]["f1"] for s, e in sets.items() if _ok(e)}
+        elif suite == "speed":
+            vals[m] = {s: e["sentences_per_s"] for s, e in sets.items() if _ok(e)}
+    if not any(v is not None for d in vals.values() for v in d.values()):
+        return None
+    labels = {
+        "sts": ("STS 2012-2016 per dataset", "Pearson's r × 100"),
+        "stsb": ("STS Benchmark", "Pearson's r × 100"),
+        "sick": ("SICK relatedness", "Pearson's r × 100"),
+        "sts17": ("STS 2017", "Pearson's r × 100"),
+        "detection": ("Paraphrase detection, MLP on [u, v]", "accuracy (%)"),
+        "tatoeba": ("Tatoeba retrieval xx→en", "accuracy (%)"),
+        "bucc": ("BUCC 2018 mining", "F1 × 100"),
+        "speed": ("Encoding speed", "sentences / s"),
+    }
+    if suite not in labels:
+        return None
+    return (*labels[suite], vals)
+
+
+def bar_chart(title: str, ylabel: str, values: Values, path: Path) -> Path:
+    """Grouped bars: categories on the x axis, one colour per model; saved as PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cats: list[str] = []
+    for d in values.values():
+        cats += [c for c in d if c not in cats]
+    models = list(values)
+    width = 0.8 / max(len(models), 1)
+    fig, ax = plt.subplots(figsize=(min(16.0, 2.5 + len(cats) * (0.3 + 0.12 * len(models))),
+                                    4.5))
+    x = np.arange(len(cats))
+    for i, m in enumerate(models):
+        ys = [values[m].get(c) for c in cats]
+        ax.bar(x + (i - (len(models) - 1) / 2) * width,
+               [np.nan if y is None else y for y in ys], width, label=m)
+    ax.set_xticks(x, cats, rotation=60 if len(cats) > 4 else 0, ha="right" if len(cats) > 4
+                  else "center", fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.axhline(0, color="black", linewidth=0.5)
+    if len(models) > 1:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return path
+
+
+def plot_name(suite: str) -> str:
+    """File name of a task's plot."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", suite) + ".png"

@@ -1,0 +1,139 @@
+"""``evaluate()``: run evaluation suites over models and baselines, and write the report.
+
+Suites (``paralib evaluate --suite``): ``sts`` (STS 2012-2016), ``stsb``, ``sick``, ``sts17``,
+``detection``, ``tatoeba``, ``bucc``, ``neighbours``, ``speed``, and ``all``. Each task loads its
+data once and evaluates every model; a missing data file, a language a model does not cover or
+a failing task is recorded in the results and the run goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from paralib.evaluate import bucc, detection, neighbours, speed, sts, sts17, tatoeba  # noqa: F401
+from paralib.evaluate.base import SUITES, TASKS
+from paralib.evaluate.common import Settings, error, missing
+from paralib.evaluate.encoders import EvalModel, EvaluateError, as_eval_model
+from paralib.evaluate.loaders import BuccSet, MissingDataError, Pairs
+
+log = logging.getLogger(__name__)
+
+__all__ = ["SUITES", "describe_data", "evaluate", "resolve_suites"]
+
+
+def resolve_suites(suites: Iterable[str]) -> list[str]:
+    """Suite names in run order (``all`` = every suite); unknown names are an error."""
+    names: list[str] = []
+    for s in suites:
+        for part in str(s).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if part == "all":
+                names += list(SUITES)
+            elif part in SUITES:
+                names.append(part)
+            else:
+                raise EvaluateError(f"unknown suite '{part}'; choose from "
+                                    f"{', '.join(SUITES)} or all")
+    return [s for s in SUITES if s in names]
+
+
+def describe_data(data: Any) -> dict:
+    """Summary of one loaded evaluation set for the report (sizes, files, dropped lines)."""
+    if isinstance(data, MissingDataError):
+        return missing(data)
+    if isinstance(data, Pairs):
+        return {"status": "ok", "pairs": len(data), "dropped_unscored": data.dropped,
+                "files": data.files}
+    if isinstance(data, detection.Split):
+        out = {"status": "ok", "train": len(data.train), "test": len(data.test),
+               "files": data.train.files + data.test.files}
+        if data.valid is not None:
+            out["valid"] = len(data.valid)
+            out["files"] += data.valid.files
+        return out
+    if isinstance(data, BuccSet):
+        return {"status": "ok", "source": len(data.src), "target": len(data.trg),
+                "gold": int(len(data.gold)), "files": [data.file]}
+    if isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], list):
+        return {"status": "ok", "sentences": len(data[0]), "files": data[1]}
+    if isinstance(data, tuple) and len(data) == 3:
+        return {"status": "ok", "pairs": len(data[0]), "files": data[2]}
+    if isinstance(data, list):
+        return {"status": "ok", "sentences": len(data)}
+    return {"status": "ok"}
+
+
+def evaluate(encoders: Mapping[str, Any], suites: Iterable[str] = ("all",),
+             out: str | Path | None = None, data: str | Path | None = None,
+             progress: bool = True, settings: Settings | None = None) -> dict:
+    """Evaluate ``encoders`` on ``suites``; write ``report.json``, ``report.md``,
+    ``report.html`` and ``plots/`` to ``out`` (when given); return the report dict.
+
+    ``encoders`` maps a display name to a model folder path, an
+    :class:`~paralib.evaluate.encoders.EvalModel` (e.g. from
+    :func:`~paralib.evaluate.encoders.make_baseline`), an encoder or a pair scorer.
+    ``data`` overrides the data root (``$PARALIB_DATA`` or ``../shared/data``).
+    """
+    from tqdm.auto import tqdm
+
+    from paralib.paths import data_root
+
+    if settings is None:
+        settings = Settings(data=Path(data) if data else data_root())
+    elif data:
+        settings.data = Path(data)
+    settings.progress = progress
+    if not settings.data.is_dir():
+        raise EvaluateError(f"data folder {settings.data} does not exist")
+    models: list[EvalModel] = [as_eval_model(n, obj) for n, obj in encoders.items()]
+    if not models:
+        raise EvaluateError("nothing to evaluate: give at least one model or baseline")
+    names = resolve_suites(suites)
+    report: dict[str, Any] = {
+        "data": str(settings.data), "suites": names, "seed": settings.seed,
+        "models": {m.name: {"description": m.description,
+                            "languages": None if m.languages is None else list(m.languages),
+                            "kind": "encoder" if m.is_encoder else "pair scorer",
+                            "source": None if m.source is None else
+                            {"kind": m.source.kind, "ref": m.source.ref}, "info": m.info}
+                   for m in models},
+        "tasks": {},
+    }
+    bar = tqdm(total=len(names) * len(models), disable=not progress, unit="task")
+    for suite in names:
+        task = TASKS[suite](settings)
+        entry: dict[str, Any] = {"title": task.title, "paper": task.paper,
+                                 "notes": list(task.notes), "models": {}}
+        try:
+            loaded = task.load()
+        except Exception as exc:  # unreadable data: this task fails, the others go on
+            log.exception("loading %s failed", suite)
+            loaded, entry["error"] = None, error(exc)["message"]
+        for m in models:
+            bar.set_description(f"{suite} · {m.name}")
+            start = time.perf_counter()
+            if loaded is None:
+                result = {"status": "error", "message": entry["error"]}
+            else:
+                try:
+                    result = task.run(m, loaded)
+                except Exception as exc:
+                    log.exception("%s on %s failed", suite, m.name)
+                    result = error(exc)
+            result["seconds"] = round(time.perf_counter() - start, 3)
+            entry["models"][m.name] = result
+            bar.update()
+        entry["data"] = {k: describe_data(v) for k, v in (loaded or {}).items()}
+        report["tasks"][suite] = entry
+    bar.close()
+    if out is not None:
+        from paralib.evaluate.report import write_report
+
+        report["files"] = write_report(report, out)
+    return report
