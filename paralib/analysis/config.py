@@ -1,4 +1,4 @@
-"""Config section of ``paralib analyze`` (2017 Tables 9-11)."""
+"""Config section of ``paralib analyze`` (2017 Tables 9-11; ParaNMT 2018 §6 examples)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,17 @@ from paralib.schema import ExpandedPath, Strict
 
 
 class AnalyzeConfig(Strict):
-    """Which scored corpus to analyse and where the report goes."""
+    """Which scored corpus to analyse and where the report goes.
+
+    ``paraphrase_model`` (a CTranslate2 English→English model from ``paralib mt train``,
+    e.g. ``{models}/en-en-paraphrase``) adds canonicalising paraphrases of
+    ``paraphrase_inputs`` sampled references to the report (ParaNMT 2018 §6); off when null.
+    """
 
     input: ExpandedPath = "output/score"
     output: ExpandedPath = "output/analysis"
     examples: int = Field(default=5, ge=1)
     seed: int = 0
-
+    paraphrase_model: ExpandedPath | None = None
+    paraphrase_inputs: int = Field(default=300, ge=1)
+    paraphrase_beam: int = Field(default=4, ge=1, le=64)

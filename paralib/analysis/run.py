@@ -1,4 +1,5 @@
-"""``paralib analyze``: the analysis report of a scored corpus (2017 Tables 9-11)."""
+"""``paralib analyze``: the analysis report of a scored corpus (2017 Tables 9-11), with
+canonicalising paraphrases when ``analyze.paraphrase_model`` is set (ParaNMT 2018 §6)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,14 @@ from paralib.analysis.config import AnalyzeConfig
 from paralib.analysis.report import REPORT_HTML, analyze
 from paralib.io.fs import S3Options
 from paralib.select.files import read_pairs
+from paralib.translate.translator import check_model_dir
 
 
 def run_analyze(cfg: AnalyzeConfig, s3: S3Options | None = None) -> Path:
     """Read ``cfg.input`` (a stage output folder or Parquet files), write the report."""
-    analyze(read_pairs(cfg.input, s3), cfg.output, seed=cfg.seed, k=cfg.examples)
+    if cfg.paraphrase_model is not None:
+        check_model_dir(cfg.paraphrase_model)  # before reading: fail fast on a wrong path
+    analyze(read_pairs(cfg.input, s3), cfg.output, seed=cfg.seed, k=cfg.examples,
+            paraphrase_model=cfg.paraphrase_model, paraphrase_inputs=cfg.paraphrase_inputs,
+            paraphrase_beam=cfg.paraphrase_beam)
     return Path(cfg.output) / REPORT_HTML

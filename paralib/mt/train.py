@@ -5,6 +5,10 @@ be downloaded here, so this trains one. The recipe is tuned for a 2-core CPU: to
 batches of similar lengths, Adam with inverse-square-root warm-up, label smoothing, a time
 budget, checkpoint averaging, then CTranslate2 conversion (float32 and int8) and sacreBLEU
 on a test set. Training resumes from ``<output>/checkpoints/last.pt`` when it exists.
+
+With English on both sides (``src_lang: en``, ``tgt_lang: en``) the same machinery trains
+the paraphrase generator of ParaNMT 2018 §6 on selected English-English pairs; its test
+metrics add the copy baseline, self-BLEU and the copy rate (:mod:`paralib.mt.metrics`).
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from paralib.config import InputConfig, MTTrainConfig
-from paralib.io.bitext import read_all
-from paralib.io.lines import iter_lines
+from paralib.config import MTTrainConfig
 from paralib.mt.convert import convert
+from paralib.mt.data import load_pairs, read_side
+from paralib.mt.data import read_text as read_text  # re-exported for callers
+from paralib.mt.metrics import bleu, decode, paraphrase_metrics
 from paralib.mt.model import build_model, zero_pad_row
 from paralib.mt.vocab import FILES as TOKENIZER_FILES
 from paralib.mt.vocab import JointVocab, train_vocab
@@ -38,37 +43,6 @@ class Corpus:
     src: list[list[int]]
     tgt: list[list[int]]
     skipped: dict[str, int] = field(default_factory=dict)
-
-
-def load_pairs(inputs: list[InputConfig], src_lang: str, tgt_lang: str) -> tuple[list, dict]:
-    """Read the training bitext as ``(source, target)`` text pairs in the model's direction."""
-    rows, rejects = read_all(inputs, max_chars=2000)
-    skipped: dict[str, int] = {}
-    for r in rejects:
-        skipped[r["reason"]] = skipped.get(r["reason"], 0) + 1
-    if (src_lang == "en") == (tgt_lang == "en") and src_lang != tgt_lang:
-        raise ValueError(f"mt: one side must be English (src_lang={src_lang}, "
-                         f"tgt_lang={tgt_lang})")
-    foreign = tgt_lang if src_lang == "en" else src_lang
-    pairs = []
-    for r in rows:
-        if r["src_lang"] != foreign:
-            skipped["wrong language"] = skipped.get("wrong language", 0) + 1
-            continue
-        pairs.append((r["ref"], r["src"]) if src_lang == "en" else (r["src"], r["ref"]))
-    seen = set()
-    unique = []
-    for p in pairs:
-        if p not in seen:
-            seen.add(p)
-            unique.append(p)
-    skipped["duplicate pair"] = len(pairs) - len(unique)
-    return unique, skipped
-
-
-def read_text(path: str) -> list[str]:
-    """Lines of a (possibly gzip) UTF-8 text file."""
-    return [line.decode("utf-8").strip() for line in iter_lines(path)]
 
 
 def encode_corpus(pairs: list[tuple[str, str]], vocab: JointVocab, max_len: int) -> Corpus:
@@ -176,19 +150,6 @@ def average_checkpoints(paths: list[Path]) -> dict[str, torch.Tensor]:
     return avg
 
 
-def bleu_of(model_dir: Path, sources: list[str], refs: list[str], beam: int) -> tuple[float, float]:
-    """sacreBLEU of a CTranslate2 model on a test set, and the decoding speed (sentences/s)."""
-    import sacrebleu
-
-    from paralib.translate.translator import Translator
-
-    tr = Translator(model_dir, device="cpu", compute_type="default")  # the model's own type
-    t0 = time.perf_counter()
-    hyps = [h[0].text for h in tr.translate(sources, beam_size=beam)]
-    speed = len(sources) / (time.perf_counter() - t0)
-    return sacrebleu.corpus_bleu(hyps, [refs]).score, speed
-
-
 def _save_hf(model, vocab_dir: Path, out: Path, meta: dict, card: str) -> None:
     zero_pad_row(model)
     model.save_pretrained(out)
@@ -222,7 +183,7 @@ def train_mt(cfg: MTTrainConfig, progress: bool = True) -> dict:
         raise ValueError(f"mt: no training pair left after reading the inputs ({skipped})")
     valid = None
     if cfg.valid_src and cfg.valid_ref:
-        vpairs = list(zip(read_text(cfg.valid_src), read_text(cfg.valid_ref), strict=True))
+        vpairs = list(zip(read_side(cfg.valid_src), read_side(cfg.valid_ref), strict=True))
         valid = encode_corpus(vpairs, vocab, cfg.model.max_positions - 2)
 
     model = build_model(cfg.model, vocab.size, vocab.pad_id, vocab.eos_id)
@@ -299,22 +260,43 @@ def finish(cfg: MTTrainConfig, model, vocab_dir: Path, history: list, skipped: d
     for q in ("float32", "int8"):
         dst = convert(hf, out / f"ct2-{q}", quantization=q)
         if cfg.test_src and cfg.test_ref:
-            bleu, speed = bleu_of(dst, read_text(cfg.test_src), read_text(cfg.test_ref),
-                                  cfg.beam_size)
-            metrics[f"bleu_{q}"] = round(bleu, 2)
-            metrics[f"sentences_per_s_{q}"] = round(speed, 1)
+            metrics.update(evaluate_test_set(cfg, dst, q))
     for q in ("float32", "int8"):
-        final = dict(meta, **{k: v for k, v in metrics.items() if k.startswith("bleu")})
+        final = dict(meta, **{k: v for k, v in metrics.items() if k.startswith(TEST_KEYS)})
         (out / f"ct2-{q}" / "paralib.json").write_text(json.dumps(final, indent=2))
         (out / f"ct2-{q}" / "README.md").write_text(model_card(cfg, final))
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
     return metrics
 
 
+TEST_KEYS = ("bleu", "copy_bleu", "self_bleu", "copy_rate", "length_ratio")
+
+
+def evaluate_test_set(cfg: MTTrainConfig, model_dir: Path, quantization: str) -> dict:
+    """sacreBLEU on the test set and the decoding speed, keyed by ``quantization``; for an
+    X→X (paraphrase) model also the copy baseline, self-BLEU, copy rate and length ratio."""
+    sources, refs = read_side(cfg.test_src), read_side(cfg.test_ref)
+    hyps, speed = decode(model_dir, sources, cfg.beam_size, cfg.threads,
+                         max_length=min(128, cfg.model.max_positions - 2))
+    scores = (paraphrase_metrics(sources, hyps, refs) if cfg.src_lang == cfg.tgt_lang
+              else {"bleu": round(bleu(hyps, refs), 2)})
+    out = {f"{k}_{quantization}": v for k, v in scores.items()}
+    out[f"sentences_per_s_{quantization}"] = round(speed, 1)
+    return out
+
+
+def _side_name(spec: str) -> str:
+    """A test side as the card names it: the file name, or the whole ``PARQUET#column``."""
+    return spec if "#" in spec else Path(spec).name
+
+
 def model_card(cfg: MTTrainConfig, meta: dict) -> str:
-    """A Markdown model card: command, data, size, training time and BLEU."""
+    """A Markdown model card: data, size, training time and the test metrics."""
+    para = cfg.src_lang == cfg.tgt_lang
+    kind = "paraphrase model (ParaNMT 2018 §6)" if para else "translation model"
+    threads = f"{cfg.threads} thread(s)" if cfg.threads else f"{os.cpu_count()} CPU cores"
     lines = [
-        f"# paralib translation model {cfg.src_lang}→{cfg.tgt_lang}",
+        f"# paralib {kind} {cfg.src_lang}→{cfg.tgt_lang}",
         "",
         "Made by `paralib mt train` (Marian Transformer from `transformers`, trained on CPU, "
         "converted to CTranslate2).",
@@ -324,14 +306,22 @@ def model_card(cfg: MTTrainConfig, meta: dict) -> str:
         f"- parameters: {meta['params']:,}; d_model {cfg.model.d_model}, "
         f"{cfg.model.encoder_layers}+{cfg.model.decoder_layers} layers, "
         f"joint sentencepiece vocabulary of {cfg.model.vocab_size}",
-        f"- steps: {meta['steps']} in {meta['train_minutes']} minutes on "
-        f"{os.cpu_count()} CPU cores; batches of {cfg.batch_tokens} tokens, lr {cfg.lr}, "
+        f"- steps: {meta['steps']} in {meta['train_minutes']} minutes on {threads}; "
+        f"batches of {cfg.batch_tokens} tokens, lr {cfg.lr}, "
         f"warm-up {cfg.warmup_steps}, label smoothing {cfg.label_smoothing}; "
         f"average of the last {meta['averaged_checkpoints']} checkpoints",
     ]
     for q in ("float32", "int8"):
-        if f"bleu_{q}" in meta:
-            lines.append(f"- sacreBLEU on {Path(cfg.test_src).name} (beam {cfg.beam_size}, "
-                         f"CTranslate2 {q}): {meta[f'bleu_{q}']}")
+        if f"bleu_{q}" not in meta:
+            continue
+        where = f"on {_side_name(cfg.test_src)} (beam {cfg.beam_size}, CTranslate2 {q})"
+        if not para:
+            lines.append(f"- sacreBLEU {where}: {meta[f'bleu_{q}']}")
+            continue
+        lines.append(
+            f"- {where}: sacreBLEU against {_side_name(cfg.test_ref)} {meta[f'bleu_{q}']} "
+            f"(the unchanged input scores {meta[f'copy_bleu_{q}']}); self-BLEU against the "
+            f"input {meta[f'self_bleu_{q}']}; copy rate {meta[f'copy_rate_{q}']}; "
+            f"output/input length {meta[f'length_ratio_{q}']}")
     lines += ["", "Left out of training: " + json.dumps(meta["skipped"]), ""]
     return "\n".join(lines)
