@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     from paralib.evaluate import cli as evaluate_cli
 
     evaluate_cli.add_parser(sub)
+    from paralib.tune import cli as tune_cli
+
+    tune_cli.add_parser(sub)
 
     p = sub.add_parser("config", help="print the validated configuration as YAML")
     _config_args(p)
@@ -162,6 +165,10 @@ def run(args) -> int:
         from paralib.evaluate.cli import run as run_evaluate
 
         return run_evaluate(args)
+    if args.command == "tune":
+        from paralib.tune.cli import run as run_tune
+
+        return run_tune(args)
     if args.command == "encode":
         from paralib.models.encode_file import encode_file
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import numpy as np
@@ -18,13 +19,18 @@ IdsTransform = Callable[[list[list[int]]], list[list[int]]]
 
 
 def pad_ids(seqs: list[list[int]], max_tokens: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Right-pad id lists (truncated to ``max_tokens``) into ``(B, T)`` ids and ``(B,)`` lengths."""
-    lengths = np.fromiter((min(len(s), max_tokens) for s in seqs), dtype=np.int64,
-                          count=len(seqs))
+    """Right-pad id lists (truncated to ``max_tokens``) into ``(B, T)`` ids and ``(B,)`` lengths.
+
+    All ids go into the padded matrix in one masked assignment (no per-row copy)."""
+    lengths = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
+    np.minimum(lengths, max_tokens, out=lengths)
     width = max(int(lengths.max(initial=0)), 1)
     ids = np.full((len(seqs), width), PAD, dtype=np.int64)
-    for i, s in enumerate(seqs):
-        ids[i, : lengths[i]] = s[: lengths[i]]
+    total = int(lengths.sum())
+    if total:
+        kept = (s if len(s) <= max_tokens else s[:max_tokens] for s in seqs)
+        ids[np.arange(width) < lengths[:, None]] = np.fromiter(
+            itertools.chain.from_iterable(kept), dtype=np.int64, count=total)
     return torch.from_numpy(ids), torch.from_numpy(lengths)
 
 

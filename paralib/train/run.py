@@ -64,8 +64,12 @@ def _storage(path: str) -> str:
     return path if "://" in path else str(Path(path).resolve())
 
 
-def train(cfg: Config, progress: bool = True) -> dict:
-    """Train the configured encoder; returns the summary written to ``training.json``."""
+def train(cfg: Config, progress: bool = True, callbacks: list | None = None) -> dict:
+    """Train the configured encoder; returns the summary written to ``training.json``.
+
+    ``callbacks`` go to the trainer's ``RunConfig`` (e.g. Ray Tune's ``TuneReportCallback``,
+    which forwards every epoch's ``ray.train.report`` metrics to the enclosing Tune trial).
+    """
     import ray
     import ray.train
     from ray.train.torch import TorchTrainer
@@ -94,7 +98,7 @@ def train(cfg: Config, progress: bool = True) -> dict:
             resources_per_worker={"CPU": tcfg.cpus_per_worker, **({"GPU": 1} if use_gpu else {})}),
         run_config=ray.train.RunConfig(
             name=tcfg.name, storage_path=storage,
-            storage_filesystem=storage_filesystem,
+            storage_filesystem=storage_filesystem, callbacks=callbacks,
             checkpoint_config=ray.train.CheckpointConfig(
                 checkpoint_score_attribute="dev_pearson" if tcfg.dev != "none" else None,
                 checkpoint_score_order="max")),

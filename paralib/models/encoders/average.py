@@ -22,18 +22,23 @@ def bags(ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 @register
 class AverageEncoder(Encoder):
-    """``g(s) = mean_t W[w_t]``. In evaluation an ``embedding_bag`` mean over flat ids and
-    offsets (one fused kernel; an empty bag gives the zero vector); in training an explicit
-    masked mean, so that dropout acts on each token embedding.
+    """``g(s) = mean_t W[w_t]``: an ``embedding_bag`` mean (one fused kernel; an empty
+    sentence gives the zero vector), or in training with dropout an explicit masked mean, so
+    that dropout acts on each token embedding.
 
-    The padding is dropped before ``embedding_bag`` rather than passed as ``padding_idx``:
-    the result is the same mean over the non-padding ids, but ``padding_idx`` makes PyTorch
-    leave its fast CPU kernel (3-5x slower on encode)."""
+    Without gradients (encoding, mining, dev scores) the padding is dropped before
+    ``embedding_bag`` (flat ids and offsets) instead of being passed as ``padding_idx``:
+    the vectors are bit-for-bit the same, but ``padding_idx`` keeps PyTorch off its fast CPU
+    kernel (3-5x slower). With gradients the ``padding_idx`` form stays, so that the
+    gradient's summation order is unchanged."""
 
     name = "avg"
 
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         if self.training and self.dropout.p > 0:
             return masked_mean(self.dropout(self.embedding(ids)), lengths)
+        weight = self.embedding.weight
+        if torch.is_grad_enabled() and weight.requires_grad:
+            return F.embedding_bag(ids, weight, mode="mean", padding_idx=PAD)
         flat, offsets = bags(ids)
-        return F.embedding_bag(flat, self.embedding.weight, offsets, mode="mean")
+        return F.embedding_bag(flat, weight, offsets, mode="mean")

@@ -1,0 +1,236 @@
+"""The parameters a search space may name, and how a trial's values change a :class:`Config`.
+
+A parameter is either a dotted key of the configuration (``train.margin``,
+``train.model.parts.0.dropout``, ``select.size``), checked against the schema, or a named
+shortcut for what the papers tuned:
+
+- selection bounds (2017 §5.5-5.7): ``length_range`` ``[lo, hi]`` on ``len_trans`` (§5.5),
+  ``cost_max`` on ``cost`` (§5.6), ``ppl_max`` on ``lm_ppl`` (§5.6, ``.inf`` = no bound),
+  ``p_ref_min`` on ``p_ref`` (§5.6.1), ``overlap`` / ``overlap2`` / ``overlap3`` / ``bleu``
+  ``[lo, hi]`` on ``overlap1..3`` / ``bleu`` (§5.7), each also as ``*_min`` / ``*_max``;
+- ``noise`` (the clean fraction of Opusparcus §4.2) and ``size`` (the training-set size,
+  2017 §5.2's 24,000 pairs);
+- training (2017 §4.2 and §5.2, 2018 §4-5.2, 2019 §3.1): ``margin`` (δ),
+  ``contrastive_margin`` (Opusparcus §3.2), ``megabatch`` (M), ``anneal_every``, ``scramble``,
+  ``dropout`` (every encoder part), ``word_dropout``, ``lr``, ``batch_size``, ``negatives``,
+  ``epochs`` (the stopping epoch, 2017 §5.3).
+
+A shortcut bound sets that side of the bound on its column, replacing the base
+configuration's; ``None`` or an infinite value leaves that side open.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from paralib.config import Config
+
+Tree = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Shortcut:
+    """A named parameter: what it means (with the paper section) and how it edits a config
+    tree (the ``model_dump()`` of a :class:`Config`)."""
+
+    name: str
+    help: str
+    apply: Callable[[Tree, Any], None]
+
+
+def _open(value: Any) -> float | None:
+    """A bound side: ``None`` and infinities mean no bound."""
+    if value is None:
+        return None
+    value = float(value)
+    return None if math.isinf(value) else value
+
+
+def set_bound(tree: Tree, column: str, lower: Any = "keep", upper: Any = "keep") -> None:
+    """Set the lower and/or upper side of the selection bound on ``column`` (``"keep"``
+    leaves a side as the base configuration has it); a bound left with no side is removed."""
+    bounds = tree["select"]["bounds"]
+    current = next((b for b in bounds if b["column"] == column), None)
+    lo = current["lower"] if current else None
+    hi = current["upper"] if current else None
+    lo = lo if lower == "keep" else _open(lower)
+    hi = hi if upper == "keep" else _open(upper)
+    rest = [b for b in bounds if b["column"] != column]
+    if lo is not None or hi is not None:
+        rest.append({"column": column, "lower": lo, "upper": hi})
+    tree["select"]["bounds"] = rest
+
+
+def _pair(name: str, value: Any) -> tuple[Any, Any]:
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise ValueError(f"{name} takes [lower, upper], got {value!r}")
+    return value[0], value[1]
+
+
+def _bound_shortcuts(stem: str, column: str, section: str) -> list[Shortcut]:
+    def both(tree: Tree, v: Any) -> None:
+        lo, hi = _pair(stem, v)
+        set_bound(tree, column, lo, hi)
+
+    return [
+        Shortcut(stem, f"[lower, upper] bound on {column} ({section})", both),
+        Shortcut(f"{stem}_min", f"lower bound on {column} ({section})",
+                 lambda t, v: set_bound(t, column, lower=v)),
+        Shortcut(f"{stem}_max", f"upper bound on {column} ({section})",
+                 lambda t, v: set_bound(t, column, upper=v)),
+    ]
+
+
+def _setter(*path: str) -> Callable[[Tree, Any], None]:
+    def apply(tree: Tree, value: Any) -> None:
+        node = tree
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+    return apply
+
+
+def _noise(tree: Tree, value: Any) -> None:
+    noise = tree["select"].get("noise")
+    if not noise:
+        raise ValueError("noise needs select.noise (at least its column) in the base "
+                         "configuration or the space's 'set'")
+    noise["clean_fraction"] = value
+
+
+def _dropout(tree: Tree, value: Any) -> None:
+    for part in tree["train"]["model"]["parts"]:
+        part["dropout"] = value
+
+
+_SHORTCUTS: list[Shortcut] = [
+    *_bound_shortcuts("length_range", "len_trans", "2017 §5.5"),
+    Shortcut("cost_max", "upper bound on the translation cost (2017 §5.6)",
+             lambda t, v: set_bound(t, "cost", upper=v)),
+    Shortcut("ppl_max", "upper bound on the LM perplexity, .inf = none (2017 §5.6)",
+             lambda t, v: set_bound(t, "lm_ppl", upper=v)),
+    Shortcut("p_ref_min", "minimum classifier P(reference) (2017 §5.6.1)",
+             lambda t, v: set_bound(t, "p_ref", lower=v)),
+    *_bound_shortcuts("overlap", "overlap1", "2017 §5.7"),
+    *_bound_shortcuts("overlap2", "overlap2", "2017 §5.7"),
+    *_bound_shortcuts("overlap3", "overlap3", "2017 §5.7"),
+    *_bound_shortcuts("bleu", "bleu", "2017 §5.7"),
+    Shortcut("noise", "fraction of clean pairs, select.noise.clean_fraction (Opusparcus §4.2)",
+             _noise),
+    Shortcut("size", "training-set size, select.size (2017 §5.2)", _setter("select", "size")),
+    Shortcut("margin", "margin δ of the margin loss, train.margin (2017 §4.2)",
+             _setter("train", "margin")),
+    Shortcut("contrastive_margin", "margin m of the contrastive loss (Opusparcus §3.2)",
+             _setter("train", "contrastive_margin")),
+    Shortcut("megabatch", "mega-batch size M, train.megabatch.size (2018 §4)",
+             _setter("train", "megabatch", "size")),
+    Shortcut("anneal_every", "grow M by one every N mini-batches, null = no annealing "
+             "(2019 §3.1)", _setter("train", "megabatch", "anneal_every")),
+    Shortcut("scramble", "scrambling rate (2018 §5.2)",
+             _setter("train", "regularisation", "scramble_rate")),
+    Shortcut("dropout", "embedding dropout of every encoder part (2019 §3.1)", _dropout),
+    Shortcut("word_dropout", "word dropout", _setter("train", "regularisation", "word_dropout")),
+    Shortcut("lr", "Adam learning rate (2017 §5.2)", _setter("train", "lr")),
+    Shortcut("batch_size", "mini-batch size (2017 §5.2)", _setter("train", "batch_size")),
+    Shortcut("negatives", "max, rand or mix negatives (2018 §4)", _setter("train", "negatives")),
+    Shortcut("epochs", "epochs to train, the stopping epoch (2017 §5.3)",
+             _setter("train", "epochs")),
+]
+SHORTCUTS: dict[str, Shortcut] = {s.name: s for s in _SHORTCUTS}
+
+
+class UnknownParameter(ValueError):
+    """A parameter that is neither a shortcut nor a key of the configuration."""
+
+
+def _models(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
+    """The pydantic model inside ``annotation`` (through ``X | None`` and ``list[X]``) and
+    whether it is a list of them."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        for arg in typing.get_args(annotation):
+            model, is_list = _models(arg)
+            if model is not None:
+                return model, is_list
+        return None, False
+    if origin is list:
+        model, _ = _models(typing.get_args(annotation)[0])
+        return model, True
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, False
+    return None, False
+
+
+def check_dotted(key: str) -> None:
+    """Raise :class:`UnknownParameter` unless ``key`` (``section.field[.index].field``) names
+    a field of :class:`Config`."""
+    model: type[BaseModel] | None = Config
+    parts = key.split(".")
+    i = 0
+    while i < len(parts):
+        part = parts[i]
+        if model is None or part not in model.model_fields:
+            where = ".".join(parts[:i]) or "the configuration"
+            raise UnknownParameter(f"'{key}': {where} has no key '{part}'")
+        sub, is_list = _models(model.model_fields[part].annotation)
+        i += 1
+        if is_list and i < len(parts):
+            if not parts[i].isdigit():
+                raise UnknownParameter(f"'{key}': '{part}' is a list; index it with a number")
+            i += 1
+        if sub is None and i < len(parts):
+            raise UnknownParameter(f"'{key}': '{'.'.join(parts[:i])}' is a value, not a section")
+        model = sub
+
+
+def check_parameter(name: str) -> None:
+    """Raise :class:`UnknownParameter` unless ``name`` is a shortcut or a configuration key."""
+    if name in SHORTCUTS:
+        return
+    if "." not in name:
+        raise UnknownParameter(
+            f"unknown parameter '{name}': not a shortcut ({', '.join(SHORTCUTS)}) and not a "
+            "dotted configuration key such as train.margin")
+    check_dotted(name)
+
+
+def set_dotted(tree: Tree, key: str, value: Any) -> None:
+    """Set ``section.field[.index].field`` in a config tree (missing sections are created)."""
+    parts = key.split(".")
+    node: Any = tree
+    for j, part in enumerate(parts[:-1]):
+        if isinstance(node, list):
+            idx = int(part)
+            if idx >= len(node):
+                raise ValueError(f"'{key}': index {idx} past the {len(node)} item(s) of "
+                                 f"'{'.'.join(parts[:j])}'")
+            node = node[idx]
+            continue
+        if node.get(part) is None:
+            node[part] = {}
+        node = node[part]
+    last = parts[-1]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+
+
+def apply_parameters(base: Config, params: dict[str, Any]) -> Config:
+    """A copy of ``base`` with the trial's parameter values applied (shortcuts and dotted
+    keys, in the order given) and validated again."""
+    tree = base.model_dump()
+    for name, value in params.items():
+        if name in SHORTCUTS:
+            SHORTCUTS[name].apply(tree, value)
+        else:
+            check_dotted(name)
+            set_dotted(tree, name, value)
+    return Config.model_validate(tree)
