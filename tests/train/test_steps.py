@@ -98,3 +98,32 @@ def test_contrastive_loss_on_labelled_pairs(tmp_path, dev):
         for group in megabatches(chunks, cfg.train.megabatch):
             trainer.train_megabatch(group)
     assert dev_pearson(model, dev) > before + 1.0
+
+
+def test_bilingual_training_on_raw_bitext(m30k):
+    """2019 §2: English with German straight from the bitext, negatives from the other
+    language only; the joint SP vocabulary shares rows across languages."""
+    cfg = Config.model_validate({
+        "bitext": {"inputs": [{"corpus": "m30k", "src_lang": "de", "src": m30k["val_de"],
+                               "en": m30k["val_en"]}]},
+        "train": {"sources": [{"kind": "bitext"}],
+                  "model": {"parts": [{"name": "sp", "vocab_size": 1500, "dim": 32}]},
+                  "megabatch": {"size": 2}}})
+    model, trainer, chunks = _train(cfg)
+    trainer.bilingual = True
+    en, de = chunks[0]["s1"].tolist(), chunks[0]["s2"].tolist()
+    t_en, t_de = trainer.mine(en, de)
+    assert set(t_en) <= set(de) and set(t_de) <= set(en)  # negatives in the other language
+    assert all(t != d for t, d in zip(t_en, de, strict=True))  # never the translation itself
+
+    def translation_rank() -> float:
+        with torch.no_grad():
+            e = torch.nn.functional.normalize(model.embed(en[:100]), dim=-1)
+            d = torch.nn.functional.normalize(model.embed(de[:100]), dim=-1)
+        return float(((e @ d.T).argmax(1) == torch.arange(len(e))).float().mean())
+
+    before = translation_rank()
+    for _ in range(3):
+        for group in megabatches(chunks, cfg.train.megabatch):
+            trainer.train_megabatch(group)
+    assert translation_rank() > before
