@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     from paralib.tune import cli as tune_cli
 
     tune_cli.add_parser(sub)
+    from paralib.experiments import cli as experiment_cli
+
+    experiment_cli.add_parser(sub)
 
     p = sub.add_parser("config", help="print the validated configuration as YAML")
     _config_args(p)
@@ -165,6 +168,10 @@ def run(args) -> int:
         from paralib.evaluate.cli import run as run_evaluate
 
         return run_evaluate(args)
+    if args.command == "experiment":
+        from paralib.experiments import cli as experiment_cli
+
+        return experiment_cli.run(args)
     if args.command == "tune":
         from paralib.tune.cli import run as run_tune
 

@@ -1,0 +1,86 @@
+"""``paralib experiment``: reproduce one table of the papers and write its results section.
+
+    paralib experiment mega-batching --size small     # train, evaluate, write docs/RESULTS.md
+    paralib experiment encoders --smoke --out /tmp/x  # tiny end-to-end check (own RESULTS.md)
+    paralib experiment --list                         # every experiment and whether it runs
+
+Runs already made (same config, same evaluation) are reused, so an interrupted experiment
+resumes. Exit status: 0 done, 1 some run failed, 2 the experiment is invalid or not yet
+runnable (the message says what it needs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from paralib.experiments.spec import SIZES, ExperimentError, list_experiments, load_experiment
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``experiment`` subcommand to an argparse ``add_subparsers()`` object."""
+    p = subparsers.add_parser("experiment", help="reproduce a table of the papers and write "
+                              "its section of docs/RESULTS.md",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("name", nargs="?", help="experiment name (a file experiments/NAME.yaml)")
+    p.add_argument("--list", action="store_true", help="list the experiments and exit")
+    p.add_argument("--size", choices=SIZES, default="full",
+                   help="smoke (tiny, seconds), small (minutes here) or full (default)")
+    p.add_argument("--smoke", action="store_true", help="same as --size smoke")
+    p.add_argument("--out", default="output/experiments",
+                   help="folder of the runs (default: output/experiments)")
+    p.add_argument("--results", default=None, help="results file to write the section into "
+                   "(default: docs/RESULTS.md; OUT/NAME/smoke/RESULTS.md for --smoke)")
+    p.add_argument("--plots", default=None, help="folder of the plot (default: "
+                   "docs/results/experiments; beside the results for --smoke)")
+    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    return p
+
+
+def list_lines() -> list[str]:
+    """One line per experiment: number, name, table, and whether it can run here."""
+    from paralib.experiments.needs import unmet_all
+
+    rows = []
+    for name in list_experiments():
+        try:
+            exp = load_experiment(name)
+        except ExperimentError as exc:
+            rows.append((0, f"  ?  {name:<28} invalid: {str(exc).splitlines()[-1].strip()}"))
+            continue
+        missing = unmet_all(exp.needs)
+        state = "runnable" if not missing else "not yet runnable: needs " + "; ".join(missing)
+        rows.append((exp.number, f"{exp.number:>3}  {exp.name:<28} {exp.paper.table:<14} "
+                                 f"{state}"))
+    return [line for _, line in sorted(rows)]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the parsed ``experiment`` command; returns the exit status."""
+    if args.list:
+        print("\n".join(list_lines()))
+        return 0
+    if not args.name:
+        print("paralib experiment: give an experiment NAME or --list", file=sys.stderr)
+        return 2
+    from paralib.experiments.runner import run_experiment
+
+    size = "smoke" if args.smoke else args.size
+    argv = ["paralib", "experiment", args.name] + (["--smoke"] if size == "smoke" else
+                                                   ["--size", size] if size != "full" else [])
+    for flag in ("out", "results", "plots"):
+        value = getattr(args, flag)
+        if value is not None and (flag != "out" or value != "output/experiments"):
+            argv += [f"--{flag}", value]
+    try:
+        result = run_experiment(args.name, size=size, out=args.out, results=args.results,
+                                plots=args.plots, progress=not args.no_progress,
+                                command=" ".join(argv))
+    except ExperimentError as exc:
+        print(f"paralib experiment: {exc}", file=sys.stderr)
+        return 2
+    if result.failed:
+        print(f"paralib experiment: run(s) failed: {', '.join(result.failed)} (see "
+              f"{result.results})", file=sys.stderr)
+        return 1
+    return 0

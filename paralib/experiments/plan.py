@@ -1,0 +1,110 @@
+"""From an experiment and a size to concrete runs: each run's validated paralib ``Config``,
+its folder, what it still needs, and fingerprints that tell a finished run from a changed one.
+
+A run's config tree is the experiment's ``base``, then the run's overrides, then the size's
+overrides for every run, then those of the size's ``match`` globs that name the run. Paths the
+runner owns (the model folder, the selection, Ray Train storage) are set last.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from paralib.config import Config
+from paralib.experiments.needs import unmet_all
+from paralib.experiments.overrides import OverrideError, apply, substitute
+from paralib.experiments.spec import Experiment, ExperimentError, Need, format_errors, slug
+from paralib.paths import expand
+
+
+@dataclass
+class RunPlan:
+    """One run of an experiment at one size."""
+
+    name: str
+    folder: Path
+    baseline: str | None = None
+    report: str | None = None
+    config: Config | None = None
+    select: bool = False
+    trained: bool = True
+    engine: str = "local"
+    skipped: bool = False
+    missing: list[str] = field(default_factory=list)
+    train_key: str = ""
+    eval_key: str = ""
+
+    @property
+    def model_dir(self) -> Path:
+        """Where the trained model folder goes."""
+        return self.folder / "model"
+
+
+def fingerprint(value: Any) -> str:
+    """A short stable hash of a JSON-able value."""
+    text = json.dumps(value, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def run_tree(exp: Experiment, name: str, size: str) -> dict:
+    """The config tree of run ``name`` at ``size``, before the runner's paths."""
+    spec = exp.all_runs()[name]
+    sz = exp.sizes[size]  # type: ignore[index]
+    try:
+        tree = apply(exp.base, spec.set)
+        tree = apply(tree, sz.set)
+        for pattern, overrides in sz.match.items():
+            if fnmatch.fnmatchcase(name, pattern):
+                tree = apply(tree, overrides)
+    except OverrideError as exc:
+        raise ExperimentError(f"experiment {exp.name}, run '{name}' ({size}): {exc}") from None
+    return tree
+
+
+def plan_runs(exp: Experiment, size: str, out: Path) -> list[RunPlan]:
+    """Every run of ``exp`` at ``size`` with its folder under ``out``; configs are validated
+    for the runs whose needs are met (a bad one is an error before any work starts)."""
+    sz = exp.sizes[size]  # type: ignore[index]
+    made = exp.runs_at(size)
+    settings = {**exp.evaluate.settings, **sz.evaluate}
+    plans = []
+    for name, spec in exp.all_runs().items():
+        folder = out / "runs" / slug(name)
+        plan = RunPlan(name=name, folder=folder, baseline=spec.baseline, select=spec.select,
+                       trained=spec.trained, engine=sz.engine, skipped=name not in made,
+                       report=expand(spec.report) if spec.report else None)
+        needs = spec.needs + ([Need(path=spec.report, why=f"the report run '{name}' reads")]
+                              if spec.report else [])
+        plan.missing = unmet_all(needs)
+        if not (spec.baseline or spec.report) and not plan.skipped and not plan.missing:
+            plan.config = _config(exp, name, size, folder, out)
+        train = (plan.config.model_dump(mode="json") if plan.config
+                 else spec.baseline or plan.report)
+        plan.train_key = fingerprint({"train": train, "engine": sz.engine,
+                                      "trained": spec.trained, "select": spec.select})
+        plan.eval_key = fingerprint({"model": plan.train_key, "suites": exp.evaluate.suites,
+                                     "settings": settings})
+        plans.append(plan)
+    return plans
+
+
+def _config(exp: Experiment, name: str, size: str, folder: Path, out: Path) -> Config:
+    tree = substitute(run_tree(exp, name, size), {"selection": str(folder / "selection"),
+                                                  "run": str(folder)})
+    train = tree.setdefault("train", {})
+    train["output"] = str(folder / "model")
+    train["storage_path"] = str((out / "ray-train").resolve())
+    train["name"] = slug(f"{exp.name}-{size}-{name}")
+    if exp.all_runs()[name].select:
+        tree.setdefault("select", {})["output"] = str(folder / "selection")
+    try:
+        return Config.model_validate(tree)
+    except ValidationError as exc:
+        raise ExperimentError(format_errors(exc, f"{exp.name}, run '{name}' ({size})")) from None

@@ -1,0 +1,192 @@
+"""The Markdown of one experiment's section of the results book.
+
+The table in the paper's layout with, for every paper column, three columns side by side: the
+paper's number, ours, and whether the paper's direction holds for that cell; then every
+checked direction, the runs (what was trained, on how many pairs, how long it took), the
+generated reading, the exact command, the wall time measured here and the plot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from paralib.experiments.reading import fmt_delta, reading, where
+from paralib.experiments.spec import Experiment
+from paralib.experiments.table import Direction, TableData
+
+
+@dataclass
+class RunInfo:
+    """What the section says about the invocation that wrote it."""
+
+    size: str
+    command: str
+    seconds: float
+    started: str
+    cpus: int
+    load: float
+    made: int
+    reused: int
+    reused_seconds: float
+    reused_made: list[dict[str, Any]] = field(default_factory=list)
+    plot: str | None = None
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _row_label(exp: Experiment, row: str) -> str:
+    ours = exp.ours.rows.get(row)
+    return _cell(row) + (f"<br>ours: {_cell(ours)}" if ours else "")
+
+
+def main_table(exp: Experiment, table: TableData) -> list[str]:
+    """The table in the paper's layout, paper / ours / agrees per column."""
+    head = [_cell(exp.paper.row_header)]
+    for col in table.columns:
+        head += [f"{_cell(col)} paper", f"{_cell(col)} ours", f"{_cell(col)} agrees"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in table.rows:
+        cells = [_row_label(exp, row)]
+        for col in table.columns:
+            c = table.cells[(row, col)]
+            cells += [c.paper_text, c.ours_text, table.cell_agreement((row, col))]
+        lines.append("| " + " | ".join(cells) + " |")
+    notes = [f"{_cell(col)}: {_cell(text)}" for col, text in exp.ours.columns.items()]
+    if notes:
+        lines += ["", "Columns here: " + "; ".join(notes) + "."]
+    return lines
+
+
+def _outcome(d: Direction) -> str:
+    paper = fmt_delta(d, d.paper) if d.paper is not None else f"{d.paper_sign} (stated)"
+    agrees = "n/a" if d.agrees is None else "yes" if d.agrees else "no"
+    return f"{paper} / {fmt_delta(d, d.ours)} {agrees}"
+
+
+def directions_table(table: TableData) -> list[str]:
+    """Every checked direction: the paper's difference (or ratio), ours, and whether ours
+    agrees. Row comparisons are one line per pair of rows with a column per table column
+    (column comparisons the other way round); single cells one line each."""
+    lines: list[str] = []
+    for kind, across in (("rows", table.columns), ("columns", table.rows)):
+        dirs = [d for d in table.directions if d.kind == kind]
+        if not dirs:
+            continue
+        pairs = list(dict.fromkeys((d.a[0], d.b[0]) if kind == "rows" else (d.a[1], d.b[1])
+                                   for d in dirs))
+        used = [x for x in across if any((d.a[1] if kind == "rows" else d.a[0]) == x
+                                         for d in dirs)]
+        lines += ["| paper / ours, agrees | " + " | ".join(map(_cell, used)) + " |",
+                  "|---|" + "---|" * len(used)]
+        for a, b in pairs:
+            cells = []
+            for x in used:
+                hit = [d for d in dirs if (d.a[0], d.b[0], d.a[1]) == (a, b, x)] if \
+                    kind == "rows" else [d for d in dirs if (d.a[1], d.b[1], d.a[0]) == (a, b, x)]
+                cells.append(_outcome(hit[0]) if hit else "—")
+            lines.append(f"| {_cell(a)} vs {_cell(b)} | " + " | ".join(cells) + " |")
+        lines.append("")
+    singles = [d for d in table.directions if d.kind in ("cells", "sign")]
+    if singles:
+        lines += ["| direction | paper / ours, agrees | source of the paper's direction |",
+                  "|---|---|---|"]
+        lines += [f"| {_cell(where(d, table))} | {_outcome(d)} | "
+                  f"{_cell(d.source or 'its numbers')} |" for d in singles]
+        lines.append("")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def _model_text(record: dict[str, Any]) -> str:
+    setup = record.get("setup") or {}
+    if setup.get("baseline"):
+        return f"baseline `{setup['baseline']}`"
+    if setup.get("report"):
+        return f"report `{setup['report']}`"
+    parts = setup.get("parts") or []
+    text = " + ".join(parts) if setup.get("combine") == "sum" else ", ".join(parts)
+    if len(parts) > 1:
+        text += f" ({setup.get('combine')})"
+    return text or "—"
+
+
+def _num(value: Any, fmt: str = "{:.1f}") -> str:
+    return "—" if value is None else fmt.format(value)
+
+
+def runs_table(records: dict[str, dict[str, Any]]) -> list[str]:
+    """One line per run: model, data, epochs, dev score, times, and whether it was reused."""
+    lines = ["| run | model | training pairs | epochs (best) | M | dev r | train s | eval s | "
+             "status |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, r in records.items():
+        setup, train, secs = r.get("setup") or {}, r.get("train") or {}, r.get("seconds") or {}
+        epochs = (f"{setup['epochs']} ({train.get('best_epoch')})"
+                  if setup.get("epochs") and train else "—")
+        megabatch = setup.get("megabatch", "—")
+        if setup.get("trained") is False:
+            epochs, megabatch = "untrained (tokenisers fitted)", "—"
+        status = r.get("status", "")
+        if status == "ok" and r.get("reused"):
+            status = "ok (reused)"
+        elif status != "ok":
+            status = f"{status}: {r.get('message', '')}"
+        train_s = (secs.get("train") or 0) + (secs.get("select") or 0)
+        lines.append(
+            f"| {_cell(name)} | {_cell(_model_text(r))} | {_num(train.get('pairs'), '{:,}')} | "
+            f"{epochs} | {megabatch} | "
+            f"{_num(train.get('dev_pearson'))} | {_num(train_s if secs.get('train') else None)} "
+            f"| {_num(secs.get('evaluate'))} | {_cell(status)} |")
+    return lines
+
+
+def _made_text(info: RunInfo) -> str:
+    """When the reused runs were made, and how long they took then."""
+    text = f"{info.reused_seconds:,.0f} s of training and evaluation"
+    if info.reused_made:
+        times = sorted(m["at"] for m in info.reused_made)
+        loads = [m["load"] for m in info.reused_made if m.get("load") is not None]
+        span = times[0] if times[0] == times[-1] else f"{times[0]} to {times[-1]}"
+        load = f", load average {min(loads):.1f} to {max(loads):.1f}" if loads else ""
+        text += f" when they were made ({span}{load})"
+    return text
+
+
+def wall_time(info: RunInfo) -> str:
+    """The wall-time sentence: this invocation, and the runs it reused."""
+    where = (f"on {info.cpus} CPU core(s) shared with other users (load average "
+             f"{info.load:.1f} at the start)")
+    if not info.reused:
+        return (f"Wall time here: {info.seconds:,.0f} s for {info.made} run(s) made in this "
+                f"invocation, started {info.started} {where}.")
+    if not info.made:
+        return (f"Wall time here: the {info.reused} run(s) took {_made_text(info)}; this "
+                f"invocation ({info.started}) reused them all and took {info.seconds:,.0f} s.")
+    return (f"Wall time here: {info.seconds:,.0f} s for this invocation ({info.made} run(s) "
+            f"made, {info.reused} reused, which took {_made_text(info)}), started "
+            f"{info.started} {where}.")
+
+
+def render_section(exp: Experiment, table: TableData, records: dict[str, dict[str, Any]],
+                   info: RunInfo) -> str:
+    """The whole section (without its markers)."""
+    paper = exp.paper
+    where_ = f"{paper.citation}, {paper.table}" + (f" ({paper.section})" if paper.section
+                                                    else "")
+    out = [f"### {exp.number}. {exp.title}", "",
+           f"Paper: {where_}: {paper.caption}. Ours: {exp.ours.label}; size `{info.size}`.",
+           "", *main_table(exp, table), ""]
+    dirs = directions_table(table)
+    if dirs:
+        out += ["Directions checked (the paper's difference / ours, and whether ours has the "
+                "paper's sign):", "", *dirs, ""]
+    text = reading(table, records, info.size, exp.ours.compare_levels, exp.notes,
+                   exp.ours.best_rows)
+    out += [f"Reading: {text}",
+            "", "Runs:", "", *runs_table(records), "",
+            f"Command: `{info.command}`", "",
+            wall_time(info), ""]
+    if info.plot:
+        out += [f"![{exp.title}: ours against the paper]({info.plot})", ""]
+    return "\n".join(out)

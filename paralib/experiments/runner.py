@@ -1,0 +1,280 @@
+"""``run_experiment``: make an experiment's runs, evaluate them, write its results section.
+
+Each run lives in ``OUT/NAME/SIZE/runs/RUN/``: ``run.json`` (status, fingerprints, training
+summary, evaluation results, seconds), ``model/`` and, for runs that select their pairs,
+``selection/``. A rerun reuses a run whose fingerprints match (the training one covers the
+whole validated config and the engine; the evaluation one the suites and settings), so a
+killed experiment resumes and a changed run is redone alone. A run whose inputs are missing or
+that fails is recorded with the reason and the others go on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import shlex
+import shutil
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from paralib.experiments.book import write_section
+from paralib.experiments.needs import unmet_all
+from paralib.experiments.plan import RunPlan, plan_runs
+from paralib.experiments.plots import plot_table
+from paralib.experiments.render import RunInfo, render_section
+from paralib.experiments.spec import (
+    SIZES,
+    Experiment,
+    ExperimentError,
+    NotRunnable,
+    load_experiment,
+)
+from paralib.experiments.table import TableData, build_table
+from paralib.paths import PROJECT_ROOT
+
+log = logging.getLogger(__name__)
+
+BOOK = PROJECT_ROOT / "docs" / "RESULTS.md"
+PLOTS = PROJECT_ROOT / "docs" / "results" / "experiments"
+RECORD = "run.json"
+
+
+@dataclass
+class ExperimentResult:
+    """What one invocation did: the records by run, the table, where it wrote."""
+
+    experiment: Experiment
+    size: str
+    records: dict[str, dict[str, Any]]
+    table: TableData
+    seconds: float
+    results: Path
+    plot: Path | None
+
+    @property
+    def failed(self) -> list[str]:
+        """Runs that failed (an error, not a missing input)."""
+        return [n for n, r in self.records.items() if r["status"] == "error"]
+
+
+def check_runnable(exp: Experiment) -> None:
+    """Raise :class:`NotRunnable` naming what the experiment needs and lacks."""
+    missing = unmet_all(exp.needs)
+    if missing:
+        raise NotRunnable(f"experiment {exp.name} is not yet runnable: needs "
+                          + "; ".join(missing))
+
+
+def _settings(exp: Experiment, size: str):
+    from paralib.evaluate import Settings
+    from paralib.paths import data_root
+
+    values = {**exp.evaluate.settings, **exp.sizes[size].evaluate}  # type: ignore[index]
+    known = {f.name for f in dataclasses.fields(Settings)} - {"data", "progress"}
+    bad = sorted(set(values) - known)
+    if bad:
+        raise ExperimentError(f"experiment {exp.name}: unknown evaluation setting(s) "
+                              f"{', '.join(bad)} (known: {', '.join(sorted(known))})")
+    return Settings(data=data_root(), progress=False, **values)
+
+
+def _setup(plan: RunPlan) -> dict[str, Any]:
+    if plan.baseline:
+        return {"baseline": plan.baseline}
+    if plan.report:
+        return {"report": plan.report}
+    if plan.config is None:
+        return {}
+    t = plan.config.train
+    return {"parts": [f"{p.encoder}({p.tokens}, {p.dim})" for p in t.model.parts],
+            "combine": t.model.combine, "epochs": t.epochs, "megabatch": t.megabatch.size,
+            "trained": plan.trained, "engine": plan.engine}
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def _train(plan: RunPlan, progress: bool) -> dict[str, Any]:
+    cfg = plan.config
+    assert cfg is not None
+    if plan.engine == "ray" and plan.trained:
+        from paralib.train.run import train
+
+        # Ray Train resumes a run of the same name from its latest checkpoint: keep that for
+        # an interrupted run of this very config, never for checkpoints of another one
+        run_dir = Path(cfg.train.storage_path) / cfg.train.name
+        key = plan.folder / "training.key"
+        if run_dir.exists() and (not key.is_file() or key.read_text() != plan.train_key):
+            shutil.rmtree(run_dir)
+        key.write_text(plan.train_key)
+        return {**train(cfg, progress=progress), "engine": "ray", "trained": True}
+    from paralib.experiments.local_train import train_local
+
+    return train_local(cfg, trained=plan.trained)
+
+
+def _select(plan: RunPlan) -> dict[str, Any]:
+    from paralib.select import run_select
+
+    cfg = plan.config
+    assert cfg is not None
+    report = run_select(cfg.select, cfg.s3.options())
+    return {"rows_in": report["rows_in"], "rows_out": report["rows_out"]}
+
+
+def _evaluate(plan: RunPlan, suites: list[str], settings) -> dict[str, Any]:
+    from paralib.evaluate import evaluate, make_baseline
+
+    model: Any = str(plan.model_dir)
+    if plan.baseline:
+        model = make_baseline(plan.baseline)
+        model.name = plan.name
+    report = evaluate({plan.name: model}, suites, out=None, progress=False, settings=settings)
+    return {suite: task["models"][plan.name] for suite, task in report["tasks"].items()}
+
+
+def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool = False
+            ) -> dict[str, Any]:
+    """Make one run (or reuse it) and return its record (also written to ``run.json``)."""
+    base = {"name": plan.name, "setup": _setup(plan), "seconds": {}}
+    if plan.skipped:
+        return {**base, "status": "skipped", "message": f"not run at size {size}"}
+    if plan.missing:
+        return {**base, "status": "missing", "message": "; ".join(plan.missing)}
+    old = _read(plan.folder / RECORD) or {}
+    record = {**base, "status": "ok", "train_key": plan.train_key, "eval_key": plan.eval_key,
+              "reused": True}
+    try:
+        if plan.report:  # numbers another stage wrote: read afresh every time
+            record.update(train=None, reused=False,
+                          results={"report": json.loads(Path(plan.report).read_text())})
+            plan.folder.mkdir(parents=True, exist_ok=True)
+            (plan.folder / RECORD).write_text(json.dumps(record, indent=2, default=str))
+            return record
+        if plan.baseline:
+            record["train"] = None
+        elif old.get("train_key") == plan.train_key and old.get("train") and \
+                (plan.model_dir / "config.json").is_file():
+            record["train"], record["selection"] = old["train"], old.get("selection")
+            record["seconds"].update({k: v for k, v in old.get("seconds", {}).items()
+                                      if k in ("select", "train")})
+        else:
+            record["reused"] = False
+            plan.folder.mkdir(parents=True, exist_ok=True)
+            if plan.select:
+                t0 = time.perf_counter()
+                record["selection"] = _select(plan)
+                record["seconds"]["select"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            record["train"] = _train(plan, progress)
+            record["seconds"]["train"] = time.perf_counter() - t0
+        if old.get("eval_key") == plan.eval_key and old.get("status") == "ok" and \
+                record["reused"]:
+            record["results"] = old["results"]
+            record["seconds"]["evaluate"] = old.get("seconds", {}).get("evaluate")
+        else:
+            record["reused"] = False
+            t0 = time.perf_counter()
+            record["results"] = _evaluate(plan, list(exp.evaluate.suites), settings)
+            record["seconds"]["evaluate"] = time.perf_counter() - t0
+    except Exception as exc:  # one failing run must not stop the experiment
+        log.error("run %s failed:\n%s", plan.name, traceback.format_exc())
+        record.update(status="error", message=f"{type(exc).__name__}: {exc}", reused=False)
+    record["made"] = old.get("made") if record["reused"] and old.get("made") else _now()
+    plan.folder.mkdir(parents=True, exist_ok=True)
+    (plan.folder / RECORD).write_text(json.dumps(record, indent=2, default=str))
+    return record
+
+
+def _load() -> float:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+
+
+def _now() -> dict[str, Any]:
+    """When and at what load average (of the machine, all users) something was made."""
+    return {"at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "load": _load()}
+
+
+def _command(name: str, size: str, out: Path | None, results: Path | None) -> str:
+    cmd = ["paralib", "experiment", name] + (["--smoke"] if size == "smoke" else
+                                             [] if size == "full" else ["--size", size])
+    if out is not None:
+        cmd += ["--out", str(out)]
+    if results is not None:
+        cmd += ["--results", str(results)]
+    return shlex.join(cmd)
+
+
+def _relative(target: Path, start: Path) -> str:
+    return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()
+
+
+def run_experiment(name: str, size: str = "full", out: str | Path = "output/experiments",
+                   results: str | Path | None = None, plots: str | Path | None = None,
+                   progress: bool = True, echo: Callable[[str], None] | None = None,
+                   command: str | None = None) -> ExperimentResult:
+    """Run experiment ``name`` at ``size`` and write its section of the results book.
+
+    ``results`` is the Markdown file (default ``docs/RESULTS.md``, or ``OUT/RESULTS.md`` for
+    a smoke run, so that a smoke run never replaces a real section); ``plots`` the folder of
+    its plot (default ``docs/results/experiments``, or ``OUT/plots`` for smoke).
+    """
+    if size not in SIZES:
+        raise ExperimentError(f"unknown size '{size}' (sizes: {', '.join(SIZES)})")
+    exp = load_experiment(name)
+    if size not in exp.sizes:
+        raise ExperimentError(f"experiment {exp.name} has no '{size}' size (it has "
+                              f"{', '.join(exp.sizes)})")
+    check_runnable(exp)
+    say = echo or (lambda line: print(line, file=sys.stderr, flush=True))
+    out_root = Path(out)
+    folder = out_root / exp.name / size
+    smoke = size == "smoke"
+    book = Path(results) if results else (folder / "RESULTS.md" if smoke else BOOK)
+    plot_dir = Path(plots) if plots else (folder / "plots" if smoke else PLOTS)
+    settings = _settings(exp, size)
+    plans = plan_runs(exp, size, folder)  # every config validated before any work
+    now = _now()
+    t0 = time.perf_counter()
+    records: dict[str, dict[str, Any]] = {}
+    for i, plan in enumerate(plans, 1):
+        t = time.perf_counter()
+        records[plan.name] = rec = run_one(plan, exp, size, settings, progress)
+        extra = f" ({rec.get('message')})" if rec["status"] != "ok" else \
+            " (reused)" if rec.get("reused") else ""
+        say(f"[{exp.name} {size}] {i}/{len(plans)} {plan.name}: {rec['status']}{extra} "
+            f"in {time.perf_counter() - t:.0f} s")
+    seconds = time.perf_counter() - t0
+    table = build_table(exp, records)
+    plot_path = None
+    if exp.plot:
+        plot_path = plot_table(table, exp.plot, f"{exp.title} ({exp.paper.table})",
+                               plot_dir / f"{exp.name}.png")
+    reused = [r for r in records.values() if r["status"] == "ok" and r.get("reused")]
+    info = RunInfo(size=size, command=command or _command(exp.name, size, None if not smoke
+                                                          else out_root, results and book),
+                   seconds=seconds, started=now["at"], cpus=os.cpu_count() or 0,
+                   load=now["load"],
+                   made=sum(r["status"] == "ok" and not r.get("reused")
+                            for r in records.values()),
+                   reused=len(reused),
+                   reused_seconds=sum(sum(v for v in r["seconds"].values() if v)
+                                      for r in reused),
+                   reused_made=[r["made"] for r in reused if r.get("made")],
+                   plot=_relative(plot_path, book.parent) if plot_path else None)
+    write_section(book, exp.number, exp.name, render_section(exp, table, records, info))
+    say(f"[{exp.name} {size}] wrote {book}" + (f" and {plot_path}" if plot_path else "")
+        + f" in {seconds:.0f} s")
+    return ExperimentResult(exp, size, records, table, seconds, book, plot_path)

@@ -1,0 +1,413 @@
+"""The experiment file (``experiments/NAME.yaml``): one table of one paper, reproduced.
+
+An experiment names the paper's table and types its numbers (``paper``: the only place in
+paralib where numbers are typed by hand), declares the runs (a ``base`` config tree plus
+per-run overrides, written out or as a ``grid`` of axes), says which of our numbers fills
+each cell of the table (``ours``), which directions of the paper to check (``compare``), what
+to evaluate, and the settings of each size (``smoke``, ``small``, ``full``).
+
+Unknown keys, a missing paper table, a cell that reads a run that does not exist and a
+comparison of rows that are not in the table are errors when the file is read, naming the
+file and the key.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import itertools
+import re
+import string
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import Field, ValidationError, model_validator
+
+from paralib.paths import PROJECT_ROOT
+from paralib.schema import Strict
+
+EXPERIMENTS_DIR = PROJECT_ROOT / "experiments"
+SIZES = ("smoke", "small", "full")
+Size = Literal["smoke", "small", "full"]
+
+
+class ExperimentError(ValueError):
+    """An experiment file is invalid, or an experiment cannot run."""
+
+
+class NotRunnable(ExperimentError):
+    """An experiment needs something paralib or this checkout does not have yet."""
+
+
+class Need(Strict):
+    """Something an experiment (or one run) needs before it can run; checked, not assumed.
+
+    Exactly one of: ``path`` (a file or folder; relative to the working directory,
+    ``{data}``/``{models}`` expand), ``module`` (an importable module), ``source_kind`` (a
+    training source kind that ``paralib.train`` knows) or ``todo`` (a capability paralib does
+    not have yet: always unmet). ``why`` says what it is for or how to make it.
+    """
+
+    path: str | None = None
+    module: str | None = None
+    source_kind: str | None = None
+    todo: str | None = None
+    why: str
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Need:
+        given = [k for k in ("path", "module", "source_kind", "todo") if getattr(self, k)]
+        if len(given) != 1:
+            raise ValueError("a need names exactly one of path, module, source_kind, todo; "
+                             f"got {given or 'none'}")
+        return self
+
+
+class RunSpec(Strict):
+    """One run: overrides of the base config tree (``set``, dotted keys), an evaluation
+    ``baseline``, or a ``report`` (a JSON file another stage wrote, e.g. the classifier's
+    ``metrics.json``, read as it is by ``report/...`` metrics). ``select: true`` runs
+    ``paralib select`` with the run's ``select`` section first (``{selection}`` in the config
+    is its output folder); ``trained: false`` keeps the fitted tokenisers and initial weights
+    (enough for encoding speed)."""
+
+    set: dict[str, Any] = Field(default_factory=dict)
+    baseline: str | None = None
+    report: str | None = None
+    select: bool = False
+    trained: bool = True
+    needs: list[Need] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _baseline_alone(self) -> RunSpec:
+        if self.baseline and self.report:
+            raise ValueError("a run is a baseline or a report, not both")
+        if (self.baseline or self.report) and (self.set or self.select or not self.trained):
+            raise ValueError("a baseline or report run takes no set, select or trained")
+        return self
+
+
+class GridSpec(Strict):
+    """Runs from the product of ``axes`` (axis → value label → run fragment); ``name`` is a
+    template with one ``{axis}`` per axis. Fragments merge in axis order."""
+
+    name: str
+    axes: dict[str, dict[str, RunSpec]] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _template_names_axes(self) -> GridSpec:
+        fields = {f for _, f, _, _ in string.Formatter().parse(self.name) if f}
+        if fields != set(self.axes):
+            raise ValueError(f"grid name '{self.name}' must use each axis once: "
+                             f"{', '.join(sorted(self.axes))}")
+        return self
+
+    def expand(self) -> dict[str, RunSpec]:
+        """The runs of the grid, by name."""
+        out: dict[str, RunSpec] = {}
+        names = list(self.axes)
+        for combo in itertools.product(*(self.axes[a].items() for a in names)):
+            name = self.name.format(**{a: label for a, (label, _) in zip(names, combo,
+                                                                          strict=True)})
+            out[name] = merge_runs([frag for _, frag in combo], name)
+        return out
+
+
+def merge_runs(parts: list[RunSpec], name: str) -> RunSpec:
+    """One run from grid fragments: overrides in order, needs together."""
+    baselines = {p.baseline for p in parts if p.baseline}
+    reports = {p.report for p in parts if p.report}
+    if len(baselines) > 1 or len(reports) > 1:
+        raise ValueError(f"grid run '{name}' gets two baselines or reports")
+    merged: dict[str, Any] = {}
+    for p in parts:
+        merged.update(p.set)
+    return RunSpec(set=merged, baseline=next(iter(baselines), None),
+                   report=next(iter(reports), None),
+                   select=any(p.select for p in parts), trained=all(p.trained for p in parts),
+                   needs=[n for p in parts for n in p.needs])
+
+
+class PaperTable(Strict):
+    """The paper's table as printed: rows, columns and the numbers typed from the paper.
+
+    A value may be a list of the paper's numbers (e.g. its per-corpus rows of one language):
+    the table then shows their mean, labelled as such."""
+
+    citation: str
+    table: str
+    caption: str
+    section: str | None = None
+    row_header: str = ""
+    rows: list[str] = Field(min_length=1)
+    columns: list[str] = Field(min_length=1)
+    values: dict[str, dict[str, int | float | list[float] | None]] = Field(
+        default_factory=dict)
+
+    @model_validator(mode="after")
+    def _values_in_table(self) -> PaperTable:
+        for row, cols in self.values.items():
+            if row not in self.rows:
+                raise ValueError(f"paper.values: row '{row}' is not in paper.rows")
+            for col in cols:
+                if col not in self.columns:
+                    raise ValueError(f"paper.values.{row}: column '{col}' is not in "
+                                     "paper.columns")
+        return self
+
+
+class CellRef(Strict):
+    """Which run and which metric fill one cell (times ``scale``, into the paper's units)."""
+
+    run: str
+    metric: str
+    scale: float = 1.0
+
+
+class OursSpec(Strict):
+    """How our table is filled: ``run`` and ``metric`` are templates over ``{row}`` and
+    ``{column}`` (or a mapping column → template); ``cells`` overrides single cells; ``absent``
+    names paper rows we have no run for, with the reason; ``scale`` multiplies our numbers
+    (all, or per column) into the paper's units; ``rows``
+    and ``columns`` describe what our version of a paper row or column is; ``format`` formats
+    our numbers; ``compare_levels: false`` leaves out the comparison of absolute levels with
+    the paper's (where the setting differs in kind, e.g. GPU against CPU speed);
+    ``best_rows`` names the columns where the reading compares the best row (default: all)."""
+
+    label: str
+    run: str | dict[str, str]
+    metric: str | dict[str, str]
+    cells: dict[str, dict[str, CellRef]] = Field(default_factory=dict)
+    absent: dict[str, str] = Field(default_factory=dict)
+    scale: float | dict[str, float] = 1.0
+    rows: dict[str, str] = Field(default_factory=dict)
+    columns: dict[str, str] = Field(default_factory=dict)
+    format: str = "{:.1f}"
+    compare_levels: bool = True
+    best_rows: list[str] | None = None
+
+    def factor(self, column: str) -> float:
+        """What our numbers in ``column`` are multiplied by."""
+        if isinstance(self.scale, dict):
+            return self.scale.get(column, 1.0)
+        return float(self.scale)
+
+    def cell(self, row: str, column: str) -> CellRef | None:
+        """The run and metric of one cell (``None`` for an ``absent`` row)."""
+        if row in self.absent:
+            return None
+        if column in self.cells.get(row, {}):
+            return self.cells[row][column]
+        run = self.run if isinstance(self.run, str) else self.run.get(column)
+        metric = self.metric if isinstance(self.metric, str) else self.metric.get(column)
+        if run is None or metric is None:
+            raise ValueError(f"ours: no run or metric for column '{column}'")
+        return CellRef(run=run.format(row=row, column=column),
+                       metric=metric.format(row=row, column=column))
+
+
+class Comparison(Strict):
+    """A direction of the paper to check: row ``a`` against row ``b`` in every column
+    (``rows``), column ``a`` against ``b`` in every row (``columns``), two ``cells``, or the
+    sign of one cell (``sign``: the cell against zero).
+
+    The paper's direction comes from its numbers, or from ``expect`` where the paper states it
+    without numbers (``source`` says where). ``measure: ratio`` reports a/b (speeds); with
+    ``expect: "="`` ours agrees when |Δ| ≤ ``tie``."""
+
+    rows: tuple[str, str] | None = None
+    columns: tuple[str, str] | None = None
+    cells: tuple[tuple[str, str], tuple[str, str]] | None = None
+    sign: tuple[str, str] | None = None
+    expect: Literal[">", "<", "="] | None = None
+    source: str | None = None
+    measure: Literal["difference", "ratio"] = "difference"
+    tie: float = Field(default=0.5, ge=0)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Comparison:
+        given = [k for k in ("rows", "columns", "cells", "sign") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("a comparison names one of rows, columns, cells, sign; got "
+                             f"{given}")
+        if self.sign is not None and self.measure == "ratio":
+            raise ValueError("a sign comparison cannot be a ratio")
+        return self
+
+    def pairs(self, rows: list[str], columns: list[str]
+              ) -> list[tuple[tuple[str, str], tuple[str, str] | None]]:
+        """The (row, column) cell pairs this comparison checks (``None``: zero)."""
+        if self.sign is not None:
+            return [(tuple(self.sign), None)]  # type: ignore[list-item]
+        if self.rows is not None:
+            return [((self.rows[0], c), (self.rows[1], c)) for c in columns]
+        if self.columns is not None:
+            return [((r, self.columns[0]), (r, self.columns[1])) for r in rows]
+        assert self.cells is not None
+        return [(tuple(self.cells[0]), tuple(self.cells[1]))]  # type: ignore[list-item]
+
+
+class SizeSpec(Strict):
+    """Settings of one size: the training ``engine`` (``local``: in this process, no Ray;
+    ``ray``: ``paralib train``'s Ray Train trainer), overrides for every run (``set``) and for
+    runs whose name matches a glob (``match``), runs not made at this size (``skip``) and
+    evaluation settings (``evaluate``, fields of ``paralib.evaluate.Settings``)."""
+
+    engine: Literal["local", "ray"] = "local"
+    set: dict[str, Any] = Field(default_factory=dict)
+    match: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    skip: list[str] = Field(default_factory=list)
+    evaluate: dict[str, Any] = Field(default_factory=dict)
+
+
+class EvaluateSpec(Strict):
+    """The evaluation suites every run is evaluated on, and ``paralib.evaluate.Settings``."""
+
+    suites: list[str] = Field(default_factory=list)
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+
+class PlotSpec(Strict):
+    """A line plot of ours (solid) against the paper (dashed): ``x`` is the table's rows or
+    columns (``only`` a subset), one line per other label."""
+
+    x: Literal["rows", "columns"]
+    only: list[str] | None = None
+    series: list[str] | None = None
+    xlabel: str
+    ylabel: str
+    log: bool = False
+
+
+class Experiment(Strict):
+    """One experiment file."""
+
+    number: int = Field(ge=1)
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    title: str
+    paper: PaperTable
+    ours: OursSpec
+    base: dict[str, Any] = Field(default_factory=dict)
+    runs: dict[str, RunSpec] = Field(default_factory=dict)
+    grid: GridSpec | None = None
+    compare: list[Comparison] = Field(default_factory=list)
+    evaluate: EvaluateSpec = Field(default_factory=EvaluateSpec)
+    sizes: dict[Size, SizeSpec]
+    plot: PlotSpec | None = None
+    needs: list[Need] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Experiment:
+        runs = self.all_runs()
+        for row in self.paper.rows:
+            for col in self.paper.columns:
+                ref = self.ours.cell(row, col)
+                if ref is not None and ref.run not in runs:
+                    raise ValueError(f"ours: cell ({row}, {col}) reads run '{ref.run}', which "
+                                     f"is not defined (runs: {', '.join(runs)})")
+        for where, labels in (("rows", self.paper.rows), ("columns", self.paper.columns),
+                              ("absent", self.paper.rows)):
+            for label in getattr(self.ours, where):
+                if label not in labels:
+                    raise ValueError(f"ours.{where}: '{label}' is not in paper.{where}")
+        for i, comp in enumerate(self.compare):
+            for a, b in comp.pairs(self.paper.rows, self.paper.columns):
+                for r, c in [a] + ([b] if b is not None else []):
+                    if r not in self.paper.rows or c not in self.paper.columns:
+                        raise ValueError(f"compare[{i}]: cell ({r}, {c}) is not in the table")
+        for size, spec in self.sizes.items():
+            for pattern in [*spec.match, *spec.skip]:
+                if not any(fnmatch.fnmatchcase(r, pattern) for r in runs):
+                    raise ValueError(f"sizes.{size}: '{pattern}' matches no run")
+        if not self.evaluate.suites and any(not r.report for r in runs.values()):
+            raise ValueError("evaluate.suites: models and baselines need evaluation suites")
+        if "smoke" not in self.sizes or "full" not in self.sizes:
+            raise ValueError("sizes needs at least 'smoke' and 'full'")
+        if self.plot:
+            labels = self.paper.rows if self.plot.x == "rows" else self.paper.columns
+            other = self.paper.columns if self.plot.x == "rows" else self.paper.rows
+            for label in self.plot.only or []:
+                if label not in labels:
+                    raise ValueError(f"plot.only: '{label}' is not in paper.{self.plot.x}")
+            for label in self.plot.series or []:
+                if label not in other:
+                    raise ValueError(f"plot.series: '{label}' is not in the table")
+        return self
+
+    def all_runs(self) -> dict[str, RunSpec]:
+        """Written-out runs and grid runs, by name (names are unique)."""
+        runs = dict(self.runs)
+        for name, spec in (self.grid.expand() if self.grid else {}).items():
+            if name in runs:
+                raise ValueError(f"run '{name}' is defined in runs and by the grid")
+            runs[name] = spec
+        if not runs:
+            raise ValueError("an experiment needs runs (runs or grid)")
+        return runs
+
+    def runs_at(self, size: str) -> dict[str, RunSpec]:
+        """The runs made at ``size`` (the others are skipped at that size)."""
+        skip = self.sizes[size].skip  # type: ignore[index]
+        return {n: r for n, r in self.all_runs().items()
+                if not any(fnmatch.fnmatchcase(n, p) for p in skip)}
+
+
+def format_errors(exc: ValidationError, source: str) -> str:
+    """A readable list of what is wrong in an experiment file."""
+    lines = [f"invalid experiment {source}:"]
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        if err["type"] == "missing":
+            msg = "missing (required)"
+        lines.append(f"  {loc}: {msg}")
+    return "\n".join(lines)
+
+
+def experiment_path(name: str | Path) -> Path:
+    """The file of experiment ``name`` (or ``name`` itself when it is a path to a file)."""
+    p = Path(name)
+    if p.suffix in (".yaml", ".yml") or p.is_file():
+        return p
+    return EXPERIMENTS_DIR / f"{name}.yaml"
+
+
+def parse_experiment(tree: Any, source: str) -> Experiment:
+    """Validate an experiment tree (from YAML); errors name ``source`` and the key."""
+    if not isinstance(tree, dict):
+        raise ExperimentError(f"{source}: top level must be a mapping")
+    if not isinstance(tree.get("paper"), dict) or "table" not in tree["paper"]:
+        raise ExperimentError(f"invalid experiment {source}: paper.table: missing (which "
+                              "table of which paper this reproduces)")
+    try:
+        return Experiment.model_validate(tree)
+    except ValidationError as exc:
+        raise ExperimentError(format_errors(exc, source)) from None
+
+
+def load_experiment(name: str | Path) -> Experiment:
+    """Read and validate ``experiments/NAME.yaml`` (or a path)."""
+    path = experiment_path(name)
+    if not path.is_file():
+        known = ", ".join(list_experiments()) or "none"
+        raise ExperimentError(f"no experiment '{name}' ({path} not found; known: {known})")
+    try:
+        tree = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ExperimentError(f"{path}: not valid YAML: {exc}") from exc
+    exp = parse_experiment(tree, str(path))
+    if exp.name != path.stem:
+        raise ExperimentError(f"{path}: name '{exp.name}' differs from the file name "
+                              f"'{path.stem}'")
+    return exp
+
+
+def list_experiments(folder: Path = EXPERIMENTS_DIR) -> list[str]:
+    """Experiment names in ``folder``, in file-name order."""
+    return sorted(p.stem for p in folder.glob("*.yaml")) if folder.is_dir() else []
+
+
+def slug(name: str) -> str:
+    """A file-system and Ray-safe form of a run name."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "run"

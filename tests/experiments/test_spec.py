@@ -1,0 +1,128 @@
+"""Experiment files: every shipped one validates, and a bad one fails with the file and key."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from paralib.experiments import NotRunnable, list_experiments, load_experiment
+from paralib.experiments.overrides import OverrideError, apply, set_path
+from paralib.experiments.plan import plan_runs, run_tree
+from paralib.experiments.runner import check_runnable
+from paralib.experiments.spec import EXPERIMENTS_DIR, ExperimentError, parse_experiment
+
+RUNNABLE = {"mega-batching", "encoders", "bitext-vs-backtranslation", "speed",
+            "translations-vs-references", "noise", "cross-lingual"}
+
+
+@pytest.fixture()
+def tree() -> dict:
+    """A valid experiment tree (the mega-batching file) to break."""
+    return yaml.safe_load((EXPERIMENTS_DIR / "mega-batching.yaml").read_text())
+
+
+def test_every_issue_item_has_a_valid_file():
+    names = list_experiments()
+    numbers = sorted(load_experiment(n).number for n in names)
+    assert numbers == list(range(1, 15))
+
+
+@pytest.mark.parametrize("name", sorted(set(list_experiments()) - RUNNABLE))
+def test_the_others_say_what_they_need(name):
+    with pytest.raises(NotRunnable, match=f"experiment {name} is not yet runnable: needs "):
+        check_runnable(load_experiment(name))
+
+
+@pytest.mark.parametrize("name", sorted(RUNNABLE))
+def test_runnable_experiments_validate_every_run_at_every_size(name, tmp_path):
+    exp = load_experiment(name)
+    check_runnable(exp)
+    for size in exp.sizes:
+        plans = plan_runs(exp, size, tmp_path)
+        trained = [p for p in plans if p.config is not None]
+        assert all(p.config.train.output == str(p.model_dir) for p in trained)
+        assert len({p.folder for p in plans}) == len(plans)
+
+
+def test_unknown_run_key_names_the_run(tree):
+    tree["grid"]["axes"]["M"]["20"]["sett"] = {"train.epochs": 1}
+    with pytest.raises(ExperimentError, match=r"grid\.axes\.M\.20\.sett: unknown key"):
+        parse_experiment(tree, "x.yaml")
+
+
+def test_unknown_top_level_key(tree):
+    tree["rnus"] = {}
+    with pytest.raises(ExperimentError, match="rnus: unknown key"):
+        parse_experiment(tree, "x.yaml")
+
+
+def test_missing_paper_table(tree):
+    del tree["paper"]["table"]
+    with pytest.raises(ExperimentError, match=r"x\.yaml: paper\.table: missing"):
+        parse_experiment(tree, "x.yaml")
+    del tree["paper"]
+    with pytest.raises(ExperimentError, match="paper.table: missing"):
+        parse_experiment(tree, "x.yaml")
+
+
+def test_cell_reading_an_undefined_run(tree):
+    tree["ours"]["run"] = "{column} with M={row}"
+    with pytest.raises(ExperimentError, match=r"cell \(M=1, WORD\) reads run 'WORD with M=M=1'"):
+        parse_experiment(tree, "x.yaml")
+
+
+def test_paper_value_outside_the_table(tree):
+    tree["paper"]["values"]["M=80"] = {"WORD": 85.0}
+    with pytest.raises(ExperimentError, match="row 'M=80' is not in paper.rows"):
+        parse_experiment(tree, "x.yaml")
+
+
+def test_comparison_of_a_row_not_in_the_table(tree):
+    tree["compare"].append({"rows": ["M=60", "M=1"]})
+    with pytest.raises(ExperimentError, match=r"compare\[3\]: cell \(M=60, WORD\)"):
+        parse_experiment(tree, "x.yaml")
+
+
+def test_size_glob_matching_no_run(tree):
+    tree["sizes"]["small"]["match"]["GRAN*"] = {"train.epochs": 1}
+    with pytest.raises(ExperimentError, match="sizes.small: 'GRAN\\*' matches no run"):
+        parse_experiment(tree, "x.yaml")
+
+
+def test_bad_train_override_fails_before_any_work(tree, tmp_path):
+    tree["sizes"]["smoke"]["set"]["train.epochs"] = 0
+    exp = parse_experiment(tree, "x.yaml")
+    with pytest.raises(ExperimentError, match=r"(?s)run 'WORD M=1' \(smoke\).*train\.epochs"):
+        plan_runs(exp, "smoke", tmp_path)
+
+
+def test_name_must_match_file(tree, tmp_path):
+    path = tmp_path / "other.yaml"
+    path.write_text(yaml.safe_dump(tree))
+    with pytest.raises(ExperimentError, match="name 'mega-batching' differs"):
+        load_experiment(path)
+
+
+def test_size_overrides_apply_after_run_overrides():
+    exp = load_experiment("mega-batching")
+    lstm = run_tree(exp, "LSTM M=40", "small")
+    word = run_tree(exp, "WORD M=40", "small")
+    assert lstm["train"]["model"]["parts"][0]["dim"] == 100  # size match beats the run's 300
+    assert word["train"]["model"]["parts"][0]["dim"] == 300
+    assert lstm["train"]["megabatch"]["size"] == word["train"]["megabatch"]["size"] == 40
+    assert lstm["train"]["regularisation"]["scramble_rate"] == 0.3
+    assert "regularisation" not in word["train"]
+
+
+def test_overrides_copy_and_index_lists():
+    base = {"train": {"model": {"parts": [{"name": "word", "dim": 300}]}}}
+    out = apply(base, {"train.model.parts.0.dim": 16, "train.epochs": 1})
+    assert out["train"]["model"]["parts"][0]["dim"] == 16 and out["train"]["epochs"] == 1
+    assert base["train"]["model"]["parts"][0]["dim"] == 300  # the base is not touched
+    tree = copy.deepcopy(base)
+    with pytest.raises(OverrideError, match="'3' is not an index of a list of 1"):
+        set_path(tree, "train.model.parts.3.dim", 1)
+    with pytest.raises(OverrideError, match="'name' is a value"):
+        set_path(tree, "train.model.parts.0.name.x", 1)
