@@ -43,11 +43,12 @@ def test_quickstart_on_a_slice(ray_session, tiny_mt, m30k, tmp_path, capsys):
     assert "Two young, White males are outside near many bushes. |||" in out
     assert "classifier avg: test accuracy" in out
     assert "selected 40 pairs" in out
-    assert "STS Benchmark Pearson x100 dev" in out
+    assert "STS Benchmark Pearson x100 of the quickstart model: dev" in out
+    assert "random-trigram" in out and "glove" in out  # the baselines' rows
     for name in ("backtranslate/_summary.json", "score/_summary.json", "lm/lms.json",
                  "classifier/metrics.json", "select/pairs.parquet", "select/selection.json",
                  "analysis/report.html", "analysis/report.json", "model/model.safetensors",
-                 "model/training.png"):
+                 "model/training.png", "evaluate/report.html", "evaluate/report.json"):
         assert (tmp_path / "qs" / name).is_file(), name
     scored = read_output(str(tmp_path / "qs" / "score")).to_pandas()
     for col in ("len_trans", "cost", "overlap1", "bleu", "lm_ppl", "p_ref", "para_score"):
