@@ -24,7 +24,6 @@ from paralib.train.dev import dev_pearson, load_dev
 from paralib.train.loop import card
 from paralib.train.report import write_report
 from paralib.train.run import prepare
-from paralib.train.schedule import megabatches
 from paralib.train.steps import MegaBatchTrainer
 
 
@@ -80,15 +79,11 @@ def _fit(cfg: Config, model: ParaphraseModel, data: pd.DataFrame, bilingual: boo
     best_epoch, best_score, best_state = 0, None, None
     history: list[dict] = []
     for epoch in range(tcfg.epochs):
-        t0, pairs, losses = time.perf_counter(), 0, []
+        t0 = time.perf_counter()
         order = data.sample(frac=1.0, random_state=tcfg.seed + epoch)
         chunks = [order.iloc[i:i + tcfg.batch_size]
                   for i in range(0, len(order), tcfg.batch_size)]
-        for group in megabatches(chunks, tcfg.megabatch, trainer.state.step):
-            loss = trainer.train_megabatch(group)
-            if not np.isnan(loss):
-                losses.append(loss)
-                pairs += sum(len(b) for b in group)
+        pairs, losses = trainer.train_epoch(chunks)
         seconds = time.perf_counter() - t0
         score = dev_pearson(model, dev) if dev is not None else None
         history.append({"epoch": epoch + 1,

@@ -16,7 +16,6 @@ from paralib.models.model import ParaphraseModel
 from paralib.models.pretrained import save_model
 from paralib.train.config import TrainConfig
 from paralib.train.dev import dev_pearson, load_dev
-from paralib.train.schedule import megabatches
 from paralib.train.steps import MegaBatchTrainer
 
 STATE = "train_state.pt"
@@ -83,15 +82,11 @@ def train_loop(loop_config: dict) -> None:
     dev = load_dev(cfg.dev)
     shard = ray.train.get_dataset_shard("train")
     for epoch in range(start, cfg.epochs):
-        t0, pairs, losses = time.perf_counter(), 0, []
+        t0 = time.perf_counter()
         batches = shard.iter_batches(batch_size=cfg.batch_size, batch_format="pandas",
                                      local_shuffle_buffer_size=20 * cfg.batch_size,
                                      local_shuffle_seed=cfg.seed + epoch)
-        for group in megabatches(batches, cfg.megabatch, trainer.state.step):
-            loss = trainer.train_megabatch(group)
-            if not np.isnan(loss):
-                losses.append(loss)
-                pairs += sum(len(b) for b in group)
+        pairs, losses = trainer.train_epoch(batches)
         seconds = time.perf_counter() - t0
         score = dev_pearson(model, dev) if dev is not None else None
         metrics = {"epoch": epoch + 1, "loss": float(np.mean(losses)) if losses else float("nan"),

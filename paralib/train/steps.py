@@ -19,6 +19,7 @@ from paralib.models.model import IdsTransform, ParaphraseModel
 from paralib.train.config import TrainConfig
 from paralib.train.mining import negatives
 from paralib.train.regularise import make_transform, penalty
+from paralib.train.schedule import megabatches
 
 # (embeddings1, embeddings2, texts1, texts2) of this worker -> the same, for all workers,
 # and this worker's row offset in them
@@ -131,3 +132,14 @@ class MegaBatchTrainer:
         self.state.megabatch += 1
         self.state.losses += losses
         return float(np.mean(losses))
+
+    def train_epoch(self, batches) -> tuple[int, list[float]]:
+        """One pass over ``batches`` (mini-batch DataFrames) in scheduled mega-batches;
+        returns the pairs trained on and the mean loss of every mega-batch."""
+        pairs, losses = 0, []
+        for group in megabatches(batches, self.cfg.megabatch, self.state.step):
+            loss = self.train_megabatch(group)
+            if not np.isnan(loss):
+                losses.append(loss)
+                pairs += sum(len(b) for b in group)
+        return pairs, losses
