@@ -36,6 +36,10 @@ class S3Options:
             kwargs["endpoint_override"] = parsed.netloc or parsed.path
             kwargs["scheme"] = parsed.scheme or "https"
             kwargs["force_virtual_addressing"] = False
+        # Open output streams lazily: with an S3-compatible endpoint (moto here) pyarrow 26's
+        # eager multipart upload failed at CompleteMultipartUpload for every stream, Ray's
+        # own storage markers included.
+        kwargs["allow_delayed_open"] = True
         return pafs.S3FileSystem(**kwargs)
 
 

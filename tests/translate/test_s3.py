@@ -65,3 +65,22 @@ def test_s3_glob_and_missing(s3_endpoint, bucket):
         "s3://paralib-test/bitext/val.de.gz", "s3://paralib-test/bitext/val.en.gz"]
     with pytest.raises(FileNotFoundError, match="no input file matches"):
         expand_glob("s3://paralib-test/nothing/*.gz", opts)
+
+
+def test_train_checkpoints_to_s3(ray_session, s3_endpoint, bucket, tmp_path):
+    """Ray Train's run storage (checkpoints) on an S3 endpoint: ``train.storage_path: s3://``."""
+    from paralib.train.run import train
+
+    cfg = load_config(None, [
+        f"s3.endpoint_url={s3_endpoint}", "s3.access_key=testing", "s3.secret_key=testing",
+        "train.sources=[{kind: sts, limit: 300}]",
+        "train.model={parts: [{name: sp, vocab_size: 300, dim: 16}]}",
+        "train.epochs=1", "train.cpus_per_worker=0.5", "train.dev=none",
+        "train.storage_path=s3://paralib-test/runs", "train.name=s3run",
+        f"train.output={tmp_path / 'model'}"])
+    summary = train(cfg, progress=False)
+    assert summary["run"] == "s3://paralib-test/runs/s3run"
+    keys = [o["Key"] for o in bucket.list_objects_v2(Bucket="paralib-test",
+                                                     Prefix="runs/s3run/")["Contents"]]
+    assert any(k.endswith("/model/model.safetensors") for k in keys)
+    assert (tmp_path / "model" / "model.safetensors").is_file()
