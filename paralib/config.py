@@ -20,7 +20,7 @@ from paralib.filters.config import ScoreConfig
 from paralib.io.fs import S3Options
 from paralib.lm.config import LMConfig
 from paralib.paths import expand
-from paralib.schema import ExpandedPath, Strict
+from paralib.schema import ExpandedPath, Strict, read_yaml
 from paralib.select.config import SelectSpec
 from paralib.train.config import TrainConfig
 
@@ -289,10 +289,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         p = Path(path)
         if not p.is_file():
             raise ConfigError(f"config file not found: {path}")
-        try:
-            loaded = yaml.safe_load(p.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+        loaded = read_yaml(p, ConfigError)
         if loaded is None:
             loaded = {}
         if not isinstance(loaded, dict):

@@ -20,11 +20,10 @@ import string
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, ValidationError, model_validator
 
 from paralib.paths import PROJECT_ROOT
-from paralib.schema import Strict
+from paralib.schema import Strict, read_yaml
 
 EXPERIMENTS_DIR = PROJECT_ROOT / "experiments"
 SIZES = ("smoke", "small", "full")
@@ -392,10 +391,7 @@ def load_experiment(name: str | Path) -> Experiment:
     if not path.is_file():
         known = ", ".join(list_experiments()) or "none"
         raise ExperimentError(f"no experiment '{name}' ({path} not found; known: {known})")
-    try:
-        tree = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ExperimentError(f"{path}: not valid YAML: {exc}") from exc
+    tree = read_yaml(path, ExperimentError)
     exp = parse_experiment(tree, str(path))
     if exp.name != path.stem:
         raise ExperimentError(f"{path}: name '{exp.name}' differs from the file name "

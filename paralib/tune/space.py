@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, ValidationError
 
-from paralib.schema import Strict
+from paralib.schema import Strict, read_yaml
 from paralib.tune.params import UnknownParameter, check_dotted, check_parameter
 
 DISCRETE = ("grid", "choice", "range")
@@ -178,10 +177,7 @@ def read_space(path: str | Path) -> Space:
     path = Path(path)
     if not path.is_file():
         raise SpaceError(f"search space file not found: {path}")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise SpaceError(f"{path}: not valid YAML: {exc}") from exc
+    raw = read_yaml(path, SpaceError)
     if not isinstance(raw, dict):
         raise SpaceError(f"{path}: the top level must be a mapping")
     try:
