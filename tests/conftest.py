@@ -106,3 +106,26 @@ def trained_sp():
         for group in megabatches(chunks, cfg.train.megabatch):
             trainer.train_megabatch(group)
     return SentenceEncoder(model, ("en",), {"trained": "sts>=3.8, 2 epochs"})
+
+
+@pytest.fixture(scope="module")
+def s3_endpoint():
+    """A moto S3 server on 127.0.0.1 (a free port), for the S3 tests of every folder."""
+    import socket
+
+    moto_server = pytest.importorskip("moto.server")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    yield f"http://127.0.0.1:{port}"
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def s3_options(s3_endpoint):
+    """:class:`paralib.io.fs.S3Options` for :func:`s3_endpoint` (moto's test credentials)."""
+    from paralib.io.fs import S3Options
+
+    return S3Options(s3_endpoint, access_key="testing", secret_key="testing")

@@ -7,16 +7,21 @@ from pathlib import Path
 
 from paralib.analysis.config import AnalyzeConfig
 from paralib.analysis.report import REPORT_HTML, analyze
-from paralib.io.fs import S3Options
+from paralib.io.fs import S3Options, is_s3, join, output_dir
 from paralib.select.files import read_pairs
 from paralib.translate.translator import check_model_dir
 
 
-def run_analyze(cfg: AnalyzeConfig, s3: S3Options | None = None) -> Path:
-    """Read ``cfg.input`` (a stage output folder or Parquet files), write the report."""
+def run_analyze(cfg: AnalyzeConfig, s3: S3Options | None = None) -> Path | str:
+    """Read ``cfg.input`` (a stage output folder or Parquet files), write the report; returns
+    the report's path. An ``s3://`` output is written locally and then uploaded."""
     if cfg.paraphrase_model is not None:
         check_model_dir(cfg.paraphrase_model)  # before reading: fail fast on a wrong path
-    analyze(read_pairs(cfg.input, s3), cfg.output, seed=cfg.seed, k=cfg.examples,
-            paraphrase_model=cfg.paraphrase_model, paraphrase_inputs=cfg.paraphrase_inputs,
-            paraphrase_beam=cfg.paraphrase_beam)
+    pairs = read_pairs(cfg.input, s3)
+    with output_dir(cfg.output, s3) as out:
+        analyze(pairs, out, seed=cfg.seed, k=cfg.examples,
+                paraphrase_model=cfg.paraphrase_model, paraphrase_inputs=cfg.paraphrase_inputs,
+                paraphrase_beam=cfg.paraphrase_beam)
+    if is_s3(cfg.output):
+        return join(cfg.output, REPORT_HTML)
     return Path(cfg.output) / REPORT_HTML

@@ -17,6 +17,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
 from paralib.classifier.vocab import Vocab
+from paralib.io.fs import S3Options, local_copy
 
 CONFIG_FILE, WEIGHTS_FILE, VOCAB_FILE, METRICS_FILE = (
     "classifier.json", "model.pt", "vocab.txt", "metrics.json")
@@ -112,9 +113,16 @@ def _card(cfg: NetConfig, info: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def load_classifier(path: str | Path) -> ReferenceClassifier:
-    """Load a classifier folder, or the best one of a :func:`train_classifier` output."""
-    p = Path(path)
+def load_classifier(path: str | Path, s3: S3Options | None = None) -> ReferenceClassifier:
+    """Load a classifier folder, or the best one of a :func:`train_classifier` output.
+
+    An ``s3://`` folder is first copied to the node-local cache
+    (:func:`paralib.io.fs.local_copy`)."""
+    try:
+        p = Path(local_copy(str(path), s3))
+    except FileNotFoundError as exc:
+        raise ClassifierNotFoundError(f"{path} is not a reference classifier ({exc}); "
+                                      "train one with 'paralib classifier train'") from exc
     if not (p / CONFIG_FILE).is_file() and (p / METRICS_FILE).is_file():
         p = p / json.loads((p / METRICS_FILE).read_text())["best"]
     missing = [f for f in (CONFIG_FILE, WEIGHTS_FILE, VOCAB_FILE) if not (p / f).is_file()]

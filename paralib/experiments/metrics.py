@@ -3,7 +3,9 @@
 ``SUITE/key/key…`` walks the run's result of evaluation suite ``SUITE`` (the per-model entry
 of ``paralib evaluate``'s report); a walk that ends on a correlation entry takes its Pearson's
 r. ``train/KEY`` reads the training summary (``train/dev_pearson``, ``train/pairs``);
-``report/…`` the JSON file of a report run (a numeric key indexes a list, ``-1`` its last).
+``report/…`` the JSON file of a report run (a numeric key indexes a list, ``-1`` its last);
+``properties/NAME`` a property measured on the run's data (``properties/sp_overlap``, the
+SP overlap of its bitext with English, 2019 note 10).
 
     sts/all                       mean Pearson's r over the STS 2012-2016 datasets
     sts/years/2012                the 2012 mean (2018 Table 8)
@@ -28,8 +30,8 @@ def read_metric(record: dict[str, Any], metric: str) -> float | None:
     suite, _, rest = metric.partition("/")
     if record.get("status") != "ok":
         return None
-    if suite == "train":
-        node: Any = record.get("train") or {}
+    if suite in ("train", "properties"):
+        node: Any = record.get(suite) or {}
     else:
         node = (record.get("results") or {}).get(suite)
         if node is None:

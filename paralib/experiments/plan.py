@@ -40,11 +40,17 @@ class RunPlan:
     missing: list[str] = field(default_factory=list)
     train_key: str = ""
     eval_key: str = ""
+    properties: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tune_metric: str | None = None
+    tune_mode: str = "max"
+    candidates: list[RunPlan] = field(default_factory=list)
+    params: dict[str, Any] = field(default_factory=dict)
+    chosen: RunPlan | None = None
 
     @property
     def model_dir(self) -> Path:
-        """Where the trained model folder goes."""
-        return self.folder / "model"
+        """Where the trained model folder goes (a tuned run's: its chosen candidate's)."""
+        return self.chosen.model_dir if self.chosen is not None else self.folder / "model"
 
 
 def fingerprint(value: Any) -> str:
@@ -83,16 +89,42 @@ def plan_runs(exp: Experiment, size: str, out: Path) -> list[RunPlan]:
         needs = spec.needs + ([Need(path=spec.report, why=f"the report run '{name}' reads")]
                               if spec.report else [])
         plan.missing = unmet_all(needs)
+        plan.properties = spec.properties
         if not (spec.baseline or spec.report) and not plan.skipped and not plan.missing:
             plan.config = _config(exp, name, size, folder, out)
+            if spec.tune is not None:
+                _add_candidates(plan, exp, size, out, spec.tune)
         train = (plan.config.model_dump(mode="json") if plan.config
                  else spec.baseline or plan.report)
         plan.train_key = fingerprint({"train": train, "engine": sz.engine,
                                       "trained": spec.trained, "select": spec.select})
+        if plan.candidates:
+            plan.train_key = fingerprint({"candidates": [c.train_key for c in plan.candidates],
+                                          "metric": plan.tune_metric, "mode": plan.tune_mode})
         plan.eval_key = fingerprint({"model": plan.train_key, "suites": exp.evaluate.suites,
-                                     "settings": settings})
+                                     "settings": settings, "properties": spec.properties})
         plans.append(plan)
     return plans
+
+
+def _add_candidates(plan: RunPlan, exp: Experiment, size: str, out: Path, tune) -> None:
+    """One candidate plan per combination of the tuned parameters (2017 §5.5-5.7), each in
+    ``RUN/tune/CANDIDATE/`` with its own selection and model."""
+    from paralib.experiments.tuned import apply_candidate, candidates, label
+
+    plan.tune_metric, plan.tune_mode = tune.metric, tune.mode
+    sz = exp.sizes[size]  # type: ignore[index]
+    for params in candidates(tune, size):
+        name = label(params)
+        folder = plan.folder / "tune" / slug(name)
+        cfg = apply_candidate(_config(exp, plan.name, size, folder, out), params)
+        cfg.train.name = slug(f"{exp.name}-{size}-{plan.name}-{name}")
+        cand = RunPlan(name=name, folder=folder, config=cfg, select=plan.select,
+                       trained=plan.trained, engine=plan.engine, params=params)
+        cand.train_key = fingerprint({"train": cfg.model_dump(mode="json"),
+                                      "engine": sz.engine, "trained": plan.trained,
+                                      "select": plan.select})
+        plan.candidates.append(cand)
 
 
 def _config(exp: Experiment, name: str, size: str, folder: Path, out: Path) -> Config:

@@ -22,12 +22,17 @@ SIZE_TEXT = {
 
 
 def fmt_delta(d: Direction, value: float | None) -> str:
-    """A difference as ``+1.2`` / ``-0.3``, a ratio as ``x3.5``."""
+    """A difference as ``+1.2`` / ``-0.03`` (two significant digits below 1, so differences of
+    correlations on a 0-1 scale keep their sign), a ratio as ``x3.5``."""
     if value is None:
         return "—"
     if d.measure == "ratio":
         return f"x{value:,.1f}" if value >= 10 else f"x{value:.2f}"
-    return f"{value:+.1f}"
+    return _signed(value)
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.2g}" if 0 < abs(value) < 1 else f"{value:+.1f}"
 
 
 def where(d: Direction, table: TableData) -> str:
@@ -117,9 +122,9 @@ def _levels(table: TableData) -> list[str]:
         return []
     mean = sum(diffs) / len(diffs)
     side = "below" if mean < 0 else "above"
-    return [f"Our numbers are {abs(mean):.1f} points {side} the paper's on average over the "
-            f"{len(diffs)} cells that have both (range {min(diffs):+.1f} to "
-            f"{max(diffs):+.1f})."]
+    return [f"Our numbers are {_signed(abs(mean)).lstrip('+')} {side} the paper's on average "
+            f"over the {len(diffs)} cells that have both (range {_signed(min(diffs))} to "
+            f"{_signed(max(diffs))})."]
 
 
 def _missing(records: dict[str, dict[str, Any]]) -> list[str]:

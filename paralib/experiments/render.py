@@ -60,6 +60,36 @@ def main_table(exp: Experiment, table: TableData) -> list[str]:
     return lines
 
 
+def tuned_text(name: str, record: dict[str, Any]) -> str | None:
+    """One line for a tuned run: what it chose on dev and every candidate's dev score."""
+    tuned = record.get("tuned")
+    if not tuned:
+        return None
+    cands = "; ".join(
+        f"{c['label']}: " + (_num(c.get("value")) if c.get("status") == "ok"
+                             else f"{c.get('status')} ({c.get('message', '')})")
+        for c in tuned.get("candidates", []))
+    chose = (f"chose {tuned['chosen']} ({tuned['metric']} {_num(tuned.get('value'))})"
+             if tuned.get("chosen") else "chose nothing")
+    return f"{_cell(name)}: {chose} of {len(tuned.get('candidates', []))} candidates: {cands}"
+
+
+def cell_notes(table: TableData, records: dict[str, dict[str, Any]]) -> list[str]:
+    """Under the table: columns not available here and why, how aggregated cells were
+    computed, and what each tuned run chose on dev (2017 §5.5-5.7)."""
+    lines = [f"Not available here: {_cell(col)}: {_cell(why)}."
+             for col, why in table.unavailable.items()]
+    agg = [f"- {_cell(r)}, {_cell(c)}: " + "; ".join(map(_cell, cell.details))
+           for (r, c), cell in table.cells.items() if cell.details]
+    if agg:
+        lines += ["", "Cells computed over runs:", "", *agg]
+    tuned = [t for t in (tuned_text(n, r) for n, r in records.items()) if t]
+    if tuned:
+        lines += ["", "Tuned on dev (a model per candidate, the best dev score kept):", "",
+                  *[f"- {t}" for t in tuned]]
+    return lines[1:] if lines and lines[0] == "" else lines
+
+
 def _outcome(d: Direction) -> str:
     paper = fmt_delta(d, d.paper) if d.paper is not None else f"{d.paper_sign} (stated)"
     agrees = "n/a" if d.agrees is None else "yes" if d.agrees else "no"
@@ -177,6 +207,9 @@ def render_section(exp: Experiment, table: TableData, records: dict[str, dict[st
     out = [f"### {exp.number}. {exp.title}", "",
            f"Paper: {where_}: {paper.caption}. Ours: {exp.ours.label}; size `{info.size}`.",
            "", *main_table(exp, table), ""]
+    notes = cell_notes(table, records)
+    if notes:
+        out += [*notes, ""]
     dirs = directions_table(table)
     if dirs:
         out += ["Directions checked (the paper's difference / ours, and whether ours has the "

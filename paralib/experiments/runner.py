@@ -6,6 +6,12 @@ summary, evaluation results, seconds), ``model/`` and, for runs that select thei
 whole validated config and the engine; the evaluation one the suites and settings), so a
 killed experiment resumes and a changed run is redone alone. A run whose inputs are missing or
 that fails is recorded with the reason and the others go on.
+
+A tuned run (2017 §5.5-5.7, :mod:`paralib.experiments.tuned`) makes one model per candidate in
+``RUN/tune/CANDIDATE/`` (each with its own ``run.json``, reused the same way), keeps the one
+with the best dev score and evaluates it; a run with ``properties`` measures them on its data
+after training (:mod:`paralib.experiments.overlap`). Cells over several runs are computed when
+the table is built (:mod:`paralib.experiments.aggregate`).
 """
 
 from __future__ import annotations
@@ -145,6 +151,76 @@ def _evaluate(plan: RunPlan, suites: list[str], settings) -> dict[str, Any]:
     return {suite: task["models"][plan.name] for suite, task in report["tasks"].items()}
 
 
+def _make_model(plan: RunPlan, old: dict[str, Any], record: dict[str, Any],
+                progress: bool) -> None:
+    """Select and train ``plan`` into ``record``, or reuse the model ``old`` describes when
+    its training fingerprint matches."""
+    if old.get("train_key") == plan.train_key and old.get("train") and \
+            (plan.model_dir / "config.json").is_file():
+        record["train"], record["selection"] = old["train"], old.get("selection")
+        record["seconds"].update({k: v for k, v in old.get("seconds", {}).items()
+                                  if k in ("select", "train")})
+        return
+    record["reused"] = False
+    plan.folder.mkdir(parents=True, exist_ok=True)
+    if plan.select:
+        t0 = time.perf_counter()
+        record["selection"] = _select(plan)
+        record["seconds"]["select"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    record["train"] = _train(plan, progress)
+    record["seconds"]["train"] = time.perf_counter() - t0
+
+
+def _candidate(cand: RunPlan, progress: bool) -> dict[str, Any]:
+    """Train one candidate of a tuned run (or reuse it); a failure is its record's status."""
+    old = _read(cand.folder / RECORD) or {}
+    rec: dict[str, Any] = {"name": cand.name, "params": cand.params, "status": "ok",
+                           "train_key": cand.train_key, "seconds": {}, "reused": True}
+    try:
+        _make_model(cand, old, rec, progress)
+    except Exception as exc:  # a candidate that cannot be made is left out of the choice
+        log.warning("tune candidate %s failed: %s", cand.folder, exc)
+        rec.update(status="error", message=f"{type(exc).__name__}: {exc}", reused=False)
+    cand.folder.mkdir(parents=True, exist_ok=True)
+    (cand.folder / RECORD).write_text(json.dumps(rec, indent=2, default=str))
+    return rec
+
+
+def _make_tuned(plan: RunPlan, record: dict[str, Any], progress: bool) -> None:
+    """2017 §5.5-5.7: a model per candidate, the best dev score chosen (:mod:`tuned`)."""
+    from paralib.experiments.tuned import choose, score
+
+    metric = plan.tune_metric or "train/dev_pearson"
+    recs = [_candidate(c, progress) for c in plan.candidates]
+    best = choose(recs, metric, plan.tune_mode)
+    record["tuned"] = {
+        "metric": metric, "mode": plan.tune_mode,
+        "chosen": plan.candidates[best].name if best is not None else None,
+        "params": plan.candidates[best].params if best is not None else None,
+        "value": score(recs[best], metric) if best is not None else None,
+        "candidates": [{"label": c.name, "params": c.params, "status": r["status"],
+                        "message": r.get("message"), "value": score(r, metric),
+                        "pairs": (r.get("train") or {}).get("pairs")}
+                       for c, r in zip(plan.candidates, recs, strict=True)]}
+    record["reused"] = all(r.get("reused") for r in recs)
+    for key in ("select", "train"):
+        record["seconds"][key] = sum((r["seconds"].get(key) or 0) for r in recs)
+    if best is None:
+        raise ExperimentError(f"no candidate of the tuned run has a {metric} score "
+                              f"({len(recs)} tried)")
+    plan.chosen = plan.candidates[best]
+    record["train"], record["selection"] = recs[best]["train"], recs[best].get("selection")
+
+
+def _properties(plan: RunPlan) -> dict[str, float]:
+    """The run's ``properties`` measured on its data (:mod:`paralib.experiments.overlap`)."""
+    from paralib.experiments.overlap import measure
+
+    assert plan.config is not None
+    return {name: measure(name, opts, plan.config) for name, opts in plan.properties.items()}
+
+
 def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool = False
             ) -> dict[str, Any]:
     """Make one run (or reuse it) and return its record (also written to ``run.json``)."""
@@ -165,29 +241,22 @@ def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool 
             return record
         if plan.baseline:
             record["train"] = None
-        elif old.get("train_key") == plan.train_key and old.get("train") and \
-                (plan.model_dir / "config.json").is_file():
-            record["train"], record["selection"] = old["train"], old.get("selection")
-            record["seconds"].update({k: v for k, v in old.get("seconds", {}).items()
-                                      if k in ("select", "train")})
+        elif plan.candidates:
+            _make_tuned(plan, record, progress)
         else:
-            record["reused"] = False
-            plan.folder.mkdir(parents=True, exist_ok=True)
-            if plan.select:
-                t0 = time.perf_counter()
-                record["selection"] = _select(plan)
-                record["seconds"]["select"] = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            record["train"] = _train(plan, progress)
-            record["seconds"]["train"] = time.perf_counter() - t0
+            _make_model(plan, old, record, progress)
         if old.get("eval_key") == plan.eval_key and old.get("status") == "ok" and \
                 record["reused"]:
             record["results"] = old["results"]
             record["seconds"]["evaluate"] = old.get("seconds", {}).get("evaluate")
+            if old.get("properties") is not None:
+                record["properties"] = old["properties"]
         else:
             record["reused"] = False
             t0 = time.perf_counter()
             record["results"] = _evaluate(plan, list(exp.evaluate.suites), settings)
+            if plan.properties:
+                record["properties"] = _properties(plan)
             record["seconds"]["evaluate"] = time.perf_counter() - t0
     except Exception as exc:  # one failing run must not stop the experiment
         log.error("run %s failed:\n%s", plan.name, traceback.format_exc())

@@ -62,27 +62,72 @@ class Need(Strict):
         return self
 
 
+class TuneSpec(Strict):
+    """A tuned run (2017 §5.5-5.7: the selection "tuned on development data"): one model is
+    trained per candidate, the candidate with the best ``metric`` (default the best epoch's
+    STS Benchmark dev Pearson, ``train/dev_pearson``) is kept, and that model is the run's.
+
+    Candidates are the product of the parameters' values: the discrete parameters of a
+    ``paralib tune`` space file (``space``, e.g. ``tune/spaces/length.yaml``; only its
+    ``parameters`` are used, its ``set`` is not), replaced by ``parameters`` given here and,
+    at one size, by ``sizes[SIZE]``. Parameter names are those of ``paralib tune`` (shortcuts
+    such as ``length_range`` and ``cost_max``, or dotted config keys). This is a plain grid
+    through the experiment's own training path, not Ray Tune: the same engine, epochs and data
+    as the experiment's other runs, and every candidate's dev score in the results.
+    """
+
+    space: str | None = None
+    parameters: dict[str, list[Any]] = Field(default_factory=dict)
+    sizes: dict[Size, dict[str, list[Any]]] = Field(default_factory=dict)
+    metric: str = "train/dev_pearson"
+    mode: Literal["max", "min"] = "max"
+
+    @model_validator(mode="after")
+    def _some_candidates(self) -> TuneSpec:
+        if not self.space and not self.parameters:
+            raise ValueError("tune needs a space file, parameters or both")
+        for where in [self.parameters, *self.sizes.values()]:
+            for name, values in where.items():
+                if not values:
+                    raise ValueError(f"tune: parameter '{name}' has no values")
+        return self
+
+
+PROPERTIES = ("sp_overlap",)
+
+
 class RunSpec(Strict):
     """One run: overrides of the base config tree (``set``, dotted keys), an evaluation
     ``baseline``, or a ``report`` (a JSON file another stage wrote, e.g. the classifier's
     ``metrics.json``, read as it is by ``report/...`` metrics). ``select: true`` runs
     ``paralib select`` with the run's ``select`` section first (``{selection}`` in the config
     is its output folder); ``trained: false`` keeps the fitted tokenisers and initial weights
-    (enough for encoding speed)."""
+    (enough for encoding speed); ``tune`` chooses parameters on dev data first
+    (:class:`TuneSpec`); ``properties`` are measured on the run's data after training
+    (``sp_overlap``: 2019 note 10, options of
+    :func:`paralib.experiments.overlap.bitext_sp_overlap`), read as ``properties/NAME``."""
 
     set: dict[str, Any] = Field(default_factory=dict)
     baseline: str | None = None
     report: str | None = None
     select: bool = False
     trained: bool = True
+    tune: TuneSpec | None = None
+    properties: dict[str, dict[str, Any]] = Field(default_factory=dict)
     needs: list[Need] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _baseline_alone(self) -> RunSpec:
         if self.baseline and self.report:
             raise ValueError("a run is a baseline or a report, not both")
-        if (self.baseline or self.report) and (self.set or self.select or not self.trained):
-            raise ValueError("a baseline or report run takes no set, select or trained")
+        if (self.baseline or self.report) and (self.set or self.select or not self.trained
+                                               or self.tune or self.properties):
+            raise ValueError("a baseline or report run takes no set, select, trained, tune "
+                             "or properties")
+        bad = sorted(set(self.properties) - set(PROPERTIES))
+        if bad:
+            raise ValueError(f"unknown run properties {', '.join(bad)} (known: "
+                             f"{', '.join(PROPERTIES)})")
         return self
 
 
@@ -118,12 +163,18 @@ def merge_runs(parts: list[RunSpec], name: str) -> RunSpec:
     reports = {p.report for p in parts if p.report}
     if len(baselines) > 1 or len(reports) > 1:
         raise ValueError(f"grid run '{name}' gets two baselines or reports")
+    tunes = [p.tune for p in parts if p.tune]
+    if len(tunes) > 1:
+        raise ValueError(f"grid run '{name}' gets two tune sections")
     merged: dict[str, Any] = {}
+    properties: dict[str, dict[str, Any]] = {}
     for p in parts:
         merged.update(p.set)
+        properties.update(p.properties)
     return RunSpec(set=merged, baseline=next(iter(baselines), None),
                    report=next(iter(reports), None),
                    select=any(p.select for p in parts), trained=all(p.trained for p in parts),
+                   tune=tunes[0] if tunes else None, properties=properties,
                    needs=[n for p in parts for n in p.needs])
 
 
@@ -155,12 +206,83 @@ class PaperTable(Strict):
         return self
 
 
+class Where(Strict):
+    """Keep the runs whose ``metric`` is ``> above`` and/or ``<= at_most`` (2019 Table 5's
+    languages with SP overlap ≤ 0.3 and > 0.3); a run without the metric is left out."""
+
+    metric: str
+    above: float | None = None
+    at_most: float | None = None
+
+    @model_validator(mode="after")
+    def _some_side(self) -> Where:
+        if self.above is None and self.at_most is None:
+            raise ValueError(f"where on '{self.metric}' needs above, at_most or both")
+        return self
+
+
+class AggStep(Strict):
+    """One step of a cell computed over several runs. The cell's ``run`` template has a
+    ``{OVER}`` placeholder; the step goes over its ``values`` (default: the labels of the grid
+    axis named ``over``) and reduces them: ``mean``, ``max`` or ``min`` (the table names the
+    value that won, e.g. the best fold of 2018 Table 5), or ``spearman`` / ``pearson``: the
+    correlation over runs of the cell's metric with the metric ``with`` (2019 Table 5, e.g.
+    ``properties/sp_overlap``), of the runs that pass ``where``. Steps go innermost first; a
+    correlation or a ``where`` reads single runs, so it must be the first step."""
+
+    over: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    how: Literal["mean", "max", "min", "spearman", "pearson"]
+    values: list[str] | None = None
+    with_: str | None = Field(default=None, alias="with")
+    where: Where | None = None
+    min_runs: int = Field(default=3, ge=2)
+
+    @model_validator(mode="after")
+    def _with_for_correlation(self) -> AggStep:
+        correlation = self.how in ("spearman", "pearson")
+        if correlation != (self.with_ is not None):
+            raise ValueError(f"aggregate over '{self.over}': 'with' is the other variable of "
+                             "a correlation (spearman, pearson) and only of one")
+        return self
+
+    @property
+    def correlation(self) -> bool:
+        """Whether this step correlates two metrics over runs."""
+        return self.how in ("spearman", "pearson")
+
+
 class CellRef(Strict):
-    """Which run and which metric fill one cell (times ``scale``, into the paper's units)."""
+    """Which run and which metric fill one cell (times ``scale``, into the paper's units);
+    with ``aggregate``, the cell is computed over the runs the steps name (:class:`AggStep`).
+    """
 
     run: str
     metric: str
     scale: float = 1.0
+    aggregate: list[AggStep] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _steps(self) -> CellRef:
+        for i, step in enumerate(self.aggregate):
+            if i and (step.correlation or step.where):
+                raise ValueError(f"aggregate over '{step.over}': a correlation or a 'where' "
+                                 "must be the first (innermost) step")
+            if "{" + step.over + "}" not in self.run:
+                raise ValueError(f"aggregate over '{step.over}': the run template "
+                                 f"'{self.run}' has no {{{step.over}}}")
+        return self
+
+
+class _Keep(dict):
+    """Format values that leave unknown ``{placeholders}`` as they are."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def fill(template: str, **values: str) -> str:
+    """``template`` with the given placeholders filled and any others left."""
+    return template.format_map(_Keep(values))
 
 
 class OursSpec(Strict):
@@ -171,13 +293,18 @@ class OursSpec(Strict):
     and ``columns`` describe what our version of a paper row or column is; ``format`` formats
     our numbers; ``compare_levels: false`` leaves out the comparison of absolute levels with
     the paper's (where the setting differs in kind, e.g. GPU against CPU speed);
-    ``best_rows`` names the columns where the reading compares the best row (default: all)."""
+    ``best_rows`` names the columns where the reading compares the best row (default: all);
+    ``aggregate`` makes every templated cell one computed over runs (:class:`AggStep`);
+    ``unavailable`` names paper columns that cannot be measured here, with the reason (shown
+    as "not available here", never as a number)."""
 
     label: str
     run: str | dict[str, str]
     metric: str | dict[str, str]
+    aggregate: list[AggStep] = Field(default_factory=list)
     cells: dict[str, dict[str, CellRef]] = Field(default_factory=dict)
     absent: dict[str, str] = Field(default_factory=dict)
+    unavailable: dict[str, str] = Field(default_factory=dict)
     scale: float | dict[str, float] = 1.0
     rows: dict[str, str] = Field(default_factory=dict)
     columns: dict[str, str] = Field(default_factory=dict)
@@ -192,17 +319,26 @@ class OursSpec(Strict):
         return float(self.scale)
 
     def cell(self, row: str, column: str) -> CellRef | None:
-        """The run and metric of one cell (``None`` for an ``absent`` row)."""
-        if row in self.absent:
+        """The run and metric of one cell (``None`` for an ``absent`` row or an
+        ``unavailable`` column)."""
+        if row in self.absent or column in self.unavailable:
             return None
         if column in self.cells.get(row, {}):
-            return self.cells[row][column]
+            ref = self.cells[row][column]
+            return ref.model_copy(update={"run": fill(ref.run, row=row, column=column)})
         run = self.run if isinstance(self.run, str) else self.run.get(column)
         metric = self.metric if isinstance(self.metric, str) else self.metric.get(column)
         if run is None or metric is None:
             raise ValueError(f"ours: no run or metric for column '{column}'")
-        return CellRef(run=run.format(row=row, column=column),
-                       metric=metric.format(row=row, column=column))
+        return CellRef(run=fill(run, row=row, column=column),
+                       metric=fill(metric, row=row, column=column),
+                       aggregate=self.aggregate)
+
+    def missing_text(self, row: str, column: str) -> str:
+        """What an absent or unavailable cell shows."""
+        if column in self.unavailable:
+            return "not available here"
+        return self.absent[row]
 
 
 class Comparison(Strict):
@@ -302,14 +438,15 @@ class Experiment(Strict):
         for row in self.paper.rows:
             for col in self.paper.columns:
                 ref = self.ours.cell(row, col)
-                if ref is not None and ref.run not in runs:
-                    raise ValueError(f"ours: cell ({row}, {col}) reads run '{ref.run}', which "
-                                     f"is not defined (runs: {', '.join(runs)})")
-        for where, labels in (("rows", self.paper.rows), ("columns", self.paper.columns),
-                              ("absent", self.paper.rows)):
+                for name in self.cell_runs(ref) if ref is not None else []:
+                    if name not in runs:
+                        raise ValueError(f"ours: cell ({row}, {col}) reads run '{name}', "
+                                         f"which is not defined (runs: {', '.join(runs)})")
+        for where, kind in (("rows", "rows"), ("columns", "columns"), ("absent", "rows"),
+                            ("unavailable", "columns")):
             for label in getattr(self.ours, where):
-                if label not in labels:
-                    raise ValueError(f"ours.{where}: '{label}' is not in paper.{where}")
+                if label not in getattr(self.paper, kind):
+                    raise ValueError(f"ours.{where}: '{label}' is not in paper.{kind}")
         for i, comp in enumerate(self.compare):
             for a, b in comp.pairs(self.paper.rows, self.paper.columns):
                 for r, c in [a] + ([b] if b is not None else []):
@@ -333,6 +470,22 @@ class Experiment(Strict):
                 if label not in other:
                     raise ValueError(f"plot.series: '{label}' is not in the table")
         return self
+
+    def axis_values(self, step: AggStep) -> list[str]:
+        """The values an aggregation step goes over: its own, or the grid axis's labels."""
+        if step.values is not None:
+            return list(step.values)
+        if self.grid is None or step.over not in self.grid.axes:
+            raise ValueError(f"aggregate over '{step.over}': give values, or name a grid axis "
+                             f"({', '.join(self.grid.axes) if self.grid else 'no grid'})")
+        return list(self.grid.axes[step.over])
+
+    def cell_runs(self, ref: CellRef) -> list[str]:
+        """Every run a cell reads (one, or all those its aggregation steps name)."""
+        names = [ref.run]
+        for step in ref.aggregate:
+            names = [fill(n, **{step.over: v}) for n in names for v in self.axis_values(step)]
+        return names
 
     def all_runs(self) -> dict[str, RunSpec]:
         """Written-out runs and grid runs, by name (names are unique)."""

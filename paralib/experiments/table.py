@@ -11,8 +11,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from paralib.experiments.aggregate import aggregate
 from paralib.experiments.metrics import read_metric
-from paralib.experiments.spec import Comparison, Experiment
+from paralib.experiments.spec import CellRef, Comparison, Experiment
 
 Key = tuple[str, str]
 
@@ -28,6 +29,7 @@ class Cell:
     ours: float | None
     ours_text: str
     run: str
+    details: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -53,6 +55,7 @@ class TableData:
     columns: list[str]
     cells: dict[Key, Cell] = field(default_factory=dict)
     directions: list[Direction] = field(default_factory=list)
+    unavailable: dict[str, str] = field(default_factory=dict)
 
     def cell_agreement(self, key: Key) -> str:
         """``yes``/``no`` for a cell that is the first side of checked directions (``no`` if
@@ -106,15 +109,37 @@ def direction(comp: Comparison, a: Key, b: Key | None, cells: dict[Key, Cell]) -
     return Direction(a, b, comp.measure, paper, paper_sign, ours, agrees, comp.source, kind)
 
 
+def tuned_note(record: dict[str, Any]) -> str:
+    """``tuned: length_range [0, 10]``: the candidate a tuned run chose on dev, if any."""
+    chosen = (record.get("tuned") or {}).get("chosen")
+    return f"tuned: {chosen}" if chosen else ""
+
+
+def _aggregated_cell(exp: Experiment, ref: CellRef, col: str, p: float | None, ptext: str,
+                     records: dict[str, dict[str, Any]]) -> Cell:
+    factor = exp.ours.factor(col) * ref.scale
+    agg = aggregate(exp, ref, records, scale=factor)
+    if agg.value is None:
+        return Cell(p, ptext, None, f"n/a ({agg.why})", ref.run, agg.details)
+    ours = agg.value * factor
+    text = exp.ours.format.format(ours) + (f" ({agg.note})" if agg.note else "")
+    return Cell(p, ptext, ours, text, ref.run, agg.details)
+
+
 def build_table(exp: Experiment, records: dict[str, dict[str, Any]]) -> TableData:
     """Fill the table from the run records (run name → record)."""
-    table = TableData(list(exp.paper.rows), list(exp.paper.columns))
+    table = TableData(list(exp.paper.rows), list(exp.paper.columns),
+                      unavailable=dict(exp.ours.unavailable))
     for row in table.rows:
         for col in table.columns:
             ref = exp.ours.cell(row, col)
             p, ptext = paper_value(exp.paper.values.get(row, {}).get(col))
             if ref is None:
-                table.cells[(row, col)] = Cell(p, ptext, None, exp.ours.absent[row], "")
+                table.cells[(row, col)] = Cell(p, ptext, None, exp.ours.missing_text(row, col),
+                                               "")
+                continue
+            if ref.aggregate:
+                table.cells[(row, col)] = _aggregated_cell(exp, ref, col, p, ptext, records)
                 continue
             record = records.get(ref.run, {"status": "skipped"})
             ours = read_metric(record, ref.metric)
@@ -122,7 +147,8 @@ def build_table(exp: Experiment, records: dict[str, dict[str, Any]]) -> TableDat
                 ours = None
             if ours is not None:
                 ours *= exp.ours.factor(col) * ref.scale
-                otext = exp.ours.format.format(ours)
+                note = tuned_note(record)
+                otext = exp.ours.format.format(ours) + (f" ({note})" if note else "")
             else:
                 otext = STATUS_TEXT.get(record.get("status", ""), "n/a")
             table.cells[(row, col)] = Cell(p, ptext, ours, otext, ref.run)

@@ -9,6 +9,7 @@ from typing import ClassVar
 import pandas as pd
 
 from paralib.filters.base import Direction, Scorer, ScorerError, register
+from paralib.io.fs import S3Options
 from paralib.paths import expand
 
 
@@ -17,7 +18,8 @@ class ClassifierScorer(Scorer):
     """P(reference) of ``trans`` under a trained AVG or LSTM classifier (2017 §5.6.1).
 
     ``model`` is a classifier folder or a ``train_classifier`` output folder (its best
-    encoder on dev is used). The model is loaded in :meth:`setup`, once per actor.
+    encoder on dev is used), local or ``s3://`` (downloaded to the node-local cache). The
+    model is loaded in :meth:`setup`, once per actor.
     """
 
     name: ClassVar[str] = "classifier"
@@ -25,6 +27,7 @@ class ClassifierScorer(Scorer):
     requires: ClassVar[tuple[str, ...]] = ("trans",)
     direction: ClassVar[Direction] = Direction.CLEAN_HIGH
     needs_actor: ClassVar[bool] = True
+    s3: S3Options | None = None  # S3 settings for an s3:// model (set by the score stage)
 
     def __init__(self, model: str, batch_size: int = 512):
         if not isinstance(model, str) or not model:
@@ -38,7 +41,7 @@ class ClassifierScorer(Scorer):
         from paralib.classifier import ClassifierNotFoundError, load_classifier
 
         try:
-            self._clf = load_classifier(self.model)
+            self._clf = load_classifier(self.model, self.s3)
         except ClassifierNotFoundError as exc:
             raise ScorerError(f"scorer 'classifier': {exc}") from exc
 

@@ -14,7 +14,8 @@ tokens is named by :meth:`LmScorer.invalid`.
 ``model`` is a KenLM file (``.bin`` or ``.arpa``, one model for every row) or a folder written
 by :func:`paralib.lm.train.train_lms` (``lms.json``: one model per corpus and language, rows
 routed by their ``corpus`` and ``src_lang`` columns; rows of a group without a model are
-named by :meth:`LmScorer.invalid`).
+named by :meth:`LmScorer.invalid`), local or ``s3://`` (each actor downloads it to its node's
+cache, :func:`paralib.io.fs.local_copy`, with the score stage's S3 settings).
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ import pandas as pd
 
 from paralib.filters.base import Direction, Scorer, ScorerError, register
 from paralib.filters.tokenize import pair_tokens
+from paralib.io import fs as pfs
+from paralib.io.fs import S3Options
+from paralib.paths import expand
 
 MANIFEST = "lms.json"
 
@@ -41,15 +45,19 @@ class LmScorer(Scorer):
     requires = ("ref", "trans")
     direction = Direction.CLEAN_LOW
     needs_actor = True
+    s3: S3Options | None = None  # S3 settings for an s3:// model (set by the score stage)
 
     def __init__(self, model: str):
         if not isinstance(model, str) or not model:
             raise ScorerError("scorer 'lm': param 'model' must be the path of a KenLM model "
                               "or of a folder from paralib.lm.train_lms")
-        self.model_path = Path(model).expanduser()
+        # an s3:// model is downloaded to the node-local cache in setup(), with the S3
+        # settings the score stage gives its actors (``s3``)
+        self.model = expand(model)   # {models}, ~ and environment variables
+        self.model_path = Path(self.model)
         self.by: tuple[str, ...] = ()
         manifest = self.model_path / MANIFEST
-        if manifest.is_file():
+        if not pfs.is_s3(self.model) and manifest.is_file():
             self.by = tuple(json.loads(manifest.read_text())["by"])
             self.requires = ("ref", "trans", *self.by)
         self.models: dict[str, Any] | None = None  # group key ("corpus\tsrc_lang") -> model
@@ -63,6 +71,11 @@ class LmScorer(Scorer):
         except ImportError as e:
             raise ScorerError("scorer 'lm' needs the kenlm Python module "
                               "(pip install kenlm)") from e
+        if pfs.is_s3(self.model):
+            try:
+                self.model_path = Path(pfs.local_copy(self.model, self.s3))
+            except FileNotFoundError as e:
+                raise ScorerError(f"scorer 'lm': model {self.model} not found ({e})") from e
         if self.model_path.is_dir():
             manifest = self.model_path / MANIFEST
             if not manifest.is_file():

@@ -22,7 +22,7 @@ from paralib.filters.base import Scorer, ScorerError, get_scorer
 from paralib.filters.config import ScorerSpec
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
-from paralib.io.shards import write_marker
+from paralib.io.shards import parquet_files, write_marker
 from paralib.io.stage import StageReport, collect, fingerprint, finish, pending, write_parts
 from paralib.runtime import init_ray
 
@@ -43,9 +43,7 @@ def input_shards(folder: str, s3: S3Options | None) -> dict[str, list[str]]:
     # (a shard whose every row was a reject has a marker and no data files)
     out: dict[str, list[str]] = {}
     for key in keys:
-        infos = fs.get_file_info(pafs.FileSelector(pfs.join(inner, "data", key),
-                                                   allow_not_found=True))
-        files = sorted(i.path for i in infos if i.path.endswith(".parquet"))
+        files = parquet_files(fs, pfs.join(inner, "data", key))
         out[key] = [("s3://" + f) if pfs.is_s3(folder) else f for f in files]
     return out
 
@@ -97,9 +95,10 @@ def _line_of(row_id: object) -> int:
 class ScoreActor:
     """Runs every configured scorer over a batch; unscorable rows become rejects."""
 
-    def __init__(self, specs: list[dict]):
+    def __init__(self, specs: list[dict], s3: S3Options | None = None):
         self.scorers = [get_scorer(s["type"], **s.get("params", {})) for s in specs]
         for sc in self.scorers:
+            sc.s3 = s3  # for scorers whose model is on S3 (lm, classifier)
             sc.setup()
 
     def __call__(self, batch: pd.DataFrame) -> pd.DataFrame:
@@ -155,7 +154,7 @@ def score(cfg: Config, progress: bool = True) -> StageReport:
         ds = ds.map_batches(read_inputs, batch_size=1, batch_format="pandas", num_cpus=0.25,
                             fn_kwargs={"s3": s3})
         ds = ds.map_batches(
-            ScoreActor, fn_constructor_kwargs={"specs": specs},
+            ScoreActor, fn_constructor_kwargs={"specs": specs, "s3": s3},
             batch_size=sc_cfg.rows_per_batch, batch_format="pandas",
             compute=ray.data.ActorPoolStrategy(min_size=1, max_size=sc_cfg.actors),
             num_cpus=sc_cfg.num_cpus_per_actor,

@@ -7,9 +7,15 @@ readers see the same bytes. S3 settings come from :class:`paralib.config.S3Confi
 
 from __future__ import annotations
 
+import contextlib
 import glob as _glob
+import hashlib
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pyarrow.fs as pafs
@@ -41,7 +47,6 @@ class S3Options:
         # own storage markers included.
         kwargs["allow_delayed_open"] = True
         return pafs.S3FileSystem(**kwargs)
-
 
     def client(self):
         """A boto3 S3 client with the same settings."""
@@ -139,3 +144,108 @@ def delete_dir(path: str, s3: S3Options | None = None) -> None:
     fs, inner = resolve(path, s3)
     if fs.get_file_info(inner).type != pafs.FileType.NotFound:
         fs.delete_dir(inner)
+
+
+# -- model folders on S3: written locally then uploaded; downloaded to a node-local cache --
+
+CACHE_ENV = "PARALIB_CACHE"
+
+
+def cache_root() -> Path:
+    """Node-local cache of S3 downloads: ``$PARALIB_CACHE/s3`` or ``~/.cache/paralib/s3``."""
+    base = os.environ.get(CACHE_ENV) or str(Path.home() / ".cache" / "paralib")
+    return Path(base).expanduser() / "s3"
+
+
+def upload_dir(local: str | Path, remote: str, s3: S3Options | None = None) -> None:
+    """Copy the local folder ``local`` (recursively) to ``remote`` (``s3://`` or local).
+
+    Every file goes up with one ``PutObject`` (as :func:`write_bytes` does): no multipart
+    upload, which some S3-compatible stores reject.
+    """
+    src = Path(local)
+    if not src.is_dir():
+        raise FileNotFoundError(f"upload_dir: {local} is not a folder")
+    if not is_s3(remote):
+        shutil.copytree(src, remote, dirs_exist_ok=True)
+        return
+    for f in sorted(p for p in src.rglob("*") if p.is_file()):
+        write_bytes(join(remote, f.relative_to(src).as_posix()), f.read_bytes(), s3)
+
+
+def _remote_files(path: str, s3: S3Options | None) -> tuple[pafs.FileSystem, str, list, bool]:
+    """``(filesystem, base, files, is_file)``: the one file at ``path`` (``base`` is its
+    folder) or every file under the folder ``path``."""
+    filesystem, inner = resolve(path, s3)
+    inner = inner.rstrip("/")
+    info = filesystem.get_file_info(inner)
+    if info.type == pafs.FileType.File:
+        return filesystem, inner.rsplit("/", 1)[0], [info], True
+    files = [i for i in filesystem.get_file_info(
+        pafs.FileSelector(inner, recursive=True, allow_not_found=True))
+        if i.type == pafs.FileType.File]
+    if not files:
+        raise FileNotFoundError(f"nothing found at {path}")
+    return filesystem, inner, files, False
+
+
+def download_dir(remote: str, local: str | Path, s3: S3Options | None = None) -> Path:
+    """Copy the folder (or the one file) at ``remote`` into the local folder ``local``."""
+    filesystem, base, files, _ = _remote_files(remote, s3)
+    dest = Path(local)
+    for info in files:
+        target = dest / info.path[len(base):].lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with filesystem.open_input_stream(info.path) as f, open(target, "wb") as out:
+            shutil.copyfileobj(f, out, 1 << 20)
+    return dest
+
+
+def local_copy(path: str, s3: S3Options | None = None, cache: str | Path | None = None) -> str:
+    """A local path holding what ``path`` names: ``path`` itself when it is local; for an
+    ``s3://`` folder or file, a copy in the node-local cache (:func:`cache_root`).
+
+    Ray actors call this before loading a model (a language model, a classifier) so that a
+    stage runs on a cluster without a shared disk. The cache entry is named after the objects'
+    sizes and modification times: a model written again to the same URI is downloaded again,
+    an unchanged one is reused. Concurrent callers on one node each download to their own
+    temporary folder and the first rename wins.
+    """
+    if not is_s3(path):
+        return path
+    _, base, files, single = _remote_files(path, s3)
+    stamp = hashlib.sha1("\n".join(
+        f"{i.path}\t{i.size}\t{i.mtime_ns}" for i in sorted(files, key=lambda i: i.path)
+    ).encode()).hexdigest()[:16]
+    root = Path(cache) if cache is not None else cache_root()
+    entry = root / base.strip("/") / f".v-{stamp}"
+    result = entry / files[0].path[len(base):].lstrip("/") if single else entry
+    if entry.is_dir():
+        return str(result)
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=entry.parent))
+    try:
+        download_dir(path, tmp, s3)
+        try:
+            os.rename(tmp, entry)
+        except OSError:
+            if not entry.is_dir():  # not lost to a concurrent download of the same version
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return str(result)
+
+
+@contextlib.contextmanager
+def output_dir(path: str, s3: S3Options | None = None) -> Iterator[Path]:
+    """A local folder to write a stage's output into: ``path`` itself when it is local; for
+    ``s3://`` a temporary folder that is uploaded to ``path`` when the block ends without an
+    error (nothing is uploaded otherwise)."""
+    if not is_s3(path):
+        out = Path(path)
+        out.mkdir(parents=True, exist_ok=True)
+        yield out
+        return
+    with tempfile.TemporaryDirectory(prefix="paralib-out-") as tmp:
+        yield Path(tmp)
+        upload_dir(tmp, path, s3)

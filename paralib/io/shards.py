@@ -63,13 +63,19 @@ def write_part(out: str, sub: str, key: str, table: pa.Table, s3: S3Options | No
     return path
 
 
-def read_output(out: str, sub: str = "data", s3: S3Options | None = None) -> pa.Table:
-    """Read every Parquet file of ``out/sub`` into one table (for tests and small outputs)."""
-    fs, inner = pfs.resolve(pfs.join(out, sub), s3)
+def parquet_files(fs, inner: str) -> list[str]:
+    """Sorted paths of the Parquet files under ``inner`` of the pyarrow filesystem ``fs``
+    (recursive; none when the folder is missing)."""
     import pyarrow.fs as pafs
 
     infos = fs.get_file_info(pafs.FileSelector(inner, recursive=True, allow_not_found=True))
-    files = sorted(i.path for i in infos if i.path.endswith(".parquet"))
+    return sorted(i.path for i in infos if i.path.endswith(".parquet"))
+
+
+def read_output(out: str, sub: str = "data", s3: S3Options | None = None) -> pa.Table:
+    """Read every Parquet file of ``out/sub`` into one table (for tests and small outputs)."""
+    fs, inner = pfs.resolve(pfs.join(out, sub), s3)
+    files = parquet_files(fs, inner)
     if not files:
         return pa.table({})
     return pa.concat_tables([pq.read_table(f, filesystem=fs) for f in files])

@@ -3,9 +3,6 @@ language/corpus, and record the held-out pair ids so that selection leaves them 
 
 from __future__ import annotations
 
-import io
-from pathlib import Path
-
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -19,17 +16,19 @@ HELDOUT_FILE = "heldout.parquet"
 
 
 def run_lm(cfg: LMConfig, s3: S3Options | None = None) -> dict:
-    """Train the language models; returns a summary (models folder, references, held-out)."""
+    """Train the language models; returns a summary (models folder, references, held-out).
+
+    ``cfg.output`` may be ``s3://``: the models are trained into a local folder and uploaded
+    there, and the ``lm`` scorer's actors download them (:func:`paralib.io.fs.local_copy`).
+    """
     pairs = read_pairs(cfg.input, s3)
     held = hold_out_references(pairs, n=cfg.references, max_fraction=cfg.max_fraction,
                                seed=cfg.seed)
-    out = Path(cfg.output)
-    train_lms(held, out, order=cfg.order)
     ids = held.explode("ids")
     table = pa.table({"corpus": ids["corpus"].astype(str).tolist(),
                       "id": ids["ids"].astype(str).tolist()})
-    buf = io.BytesIO()
-    pq.write_table(table, buf)
-    pfs.write_bytes(str(out / HELDOUT_FILE), buf.getvalue())
-    return {"models": str(out), "references": len(held), "heldout_pairs": table.num_rows,
-            "heldout_file": str(out / HELDOUT_FILE)}
+    with pfs.output_dir(cfg.output, s3) as out:
+        train_lms(held, out, order=cfg.order)
+        pq.write_table(table, out / HELDOUT_FILE)
+    return {"models": cfg.output, "references": len(held), "heldout_pairs": table.num_rows,
+            "heldout_file": pfs.join(cfg.output, HELDOUT_FILE)}

@@ -70,6 +70,7 @@ def _suites(values: list[str] | None) -> list[str] | None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``paralib tune``; returns the exit status (2 on bad input)."""
+    from paralib.cluster.errors import ClusterAddressError
     from paralib.config import ConfigError
     from paralib.tune.runner import ResourceError, TuneOptions, run_tune
     from paralib.tune.space import SpaceError, read_space
@@ -82,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                               concurrent=args.concurrent, evaluate=_suites(args.suite),
                               asha=False if args.no_asha else None, seed=args.seed)
         summary = run_tune(space, cfg, options, progress=not args.no_progress)
-    except (SpaceError, ConfigError, ResourceError) as exc:
+    except (SpaceError, ConfigError, ResourceError, ClusterAddressError) as exc:
         print(f"paralib tune: error: {exc}", file=sys.stderr)
         return 2
     best = summary.get("best")

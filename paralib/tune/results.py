@@ -115,3 +115,15 @@ def best_epoch(trials: list[dict[str, Any]], metric: str, mode: str) -> dict[str
     return {"trial_id": t["trial_id"], "params": t["params"], "epoch": b.get("epoch"),
             metric: b[metric], "checkpoint_path": b.get("checkpoint_path"),
             "status": t["status"]}
+
+
+def read_best(experiment: str, s3: Any = None) -> dict[str, Any] | None:
+    """The best (trial, epoch) of a finished search, read back from its report
+    (``<experiment>/report/report.json``, local or ``s3://``); ``None`` when no trial
+    reported the metric."""
+    path = fs.join(experiment, "report", "report.json")
+    try:
+        data = fs.read_bytes(path, s3)
+    except (FileNotFoundError, OSError) as exc:
+        raise FileNotFoundError(f"no tuning report at {path}: {exc}") from exc
+    return json.loads(data).get("best")

@@ -14,6 +14,7 @@ max(workers, 1)`` CPUs fit: on 2 CPUs with ``cpus_per_worker: 0.5``, one trial a
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import shutil
@@ -132,6 +133,14 @@ def _storage(path: str) -> str:
     return path if fs.is_s3(path) else str(Path(path).resolve())
 
 
+def check_cluster(cfg: Config, timeout_s: float = 10.0) -> None:
+    """Before anything starts: a configured Ray address must answer
+    (:func:`paralib.runtime.check_ray_address`)."""
+    from paralib.runtime import check_ray_address
+
+    check_ray_address(cfg.ray, timeout_s=timeout_s)
+
+
 def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
              progress: bool = True) -> dict:
     """Run the search; returns the summary also written to the report's ``report.json``."""
@@ -153,6 +162,7 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
     experiment = fs.join(storage, name)
     suites = spec.evaluate if opts.evaluate is None else opts.evaluate
 
+    check_cluster(cfg)
     resources = init_ray(cfg.ray)
     use_gpu = cfg.train.use_gpu if cfg.train.use_gpu is not None else \
         resources.get("GPU", 0) > 0
@@ -220,10 +230,11 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
 
         files = write_report(summary, local_report)
         if fs.is_s3(experiment):
-            from paralib.tune.trial import upload_dir
-
-            upload_dir(str(local_report), fs.join(experiment, "report"), cfg.s3.options())
             files = {k: fs.join(experiment, "report", Path(v).name) for k, v in files.items()}
+            saved = local_report / "report.json"  # name the files where they will be
+            saved.write_text(json.dumps({**json.loads(saved.read_text()), "files": files},
+                                        indent=2, default=str), encoding="utf-8")
+            fs.upload_dir(local_report, fs.join(experiment, "report"), cfg.s3.options())
     summary["files"] = files
     return summary
 
@@ -232,12 +243,9 @@ def _local_model(checkpoint_path: str, experiment: str, into: Path, cfg: Config)
     """The best epoch's model folder on this machine (downloaded when results are on S3)."""
     if not fs.is_s3(experiment):
         return Path(checkpoint_path) / "model"
-    import pyarrow.fs as pafs
-
-    src_fs, _ = fs.resolve(experiment, cfg.s3.options())
-    pafs.copy_files(f"{checkpoint_path}/model", str(into), source_filesystem=src_fs,
-                    destination_filesystem=pafs.LocalFileSystem())
-    return into
+    # Tune reports checkpoint paths within the storage filesystem: bucket/key, no scheme
+    return fs.download_dir("s3://" + checkpoint_path.removeprefix("s3://") + "/model", into,
+                           cfg.s3.options())
 
 
 def evaluate_best(best: dict, suites: list[str], report_dir: Path, cfg: Config,

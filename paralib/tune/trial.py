@@ -18,7 +18,6 @@ from typing import Any
 
 from paralib.config import Config
 from paralib.io import fs
-from paralib.io.fs import S3Options
 from paralib.tune.params import apply_parameters
 from paralib.tune.space import decode
 
@@ -65,15 +64,6 @@ def place(cfg: Config, root: str, model_dir: str) -> Config:
     return Config.model_validate(tree)
 
 
-def upload_dir(local: str, remote: str, s3: S3Options | None) -> None:
-    """Copy a local folder to ``remote`` (an ``s3://`` folder)."""
-    import pyarrow.fs as pafs
-
-    dest_fs, dest = fs.resolve(remote, s3)
-    pafs.copy_files(local, dest, source_filesystem=pafs.LocalFileSystem(),
-                    destination_filesystem=dest_fs)
-
-
 def run_trial(config: dict[str, Any], setup: TrialSetup) -> None:
     """The Tune function trainable (wrapped with ``tune.with_parameters(run_trial,
     setup=...)``): select, train, report each epoch through ``TuneReportCallback``."""
@@ -96,7 +86,7 @@ def run_trial(config: dict[str, Any], setup: TrialSetup) -> None:
         run_select(cfg.select, s3)
         summary = train(cfg, progress=False, callbacks=[TuneReportCallback()])
         if fs.is_s3(root):
-            upload_dir(model_dir, fs.join(root, MODEL_DIR), s3)
+            fs.upload_dir(model_dir, fs.join(root, MODEL_DIR), s3)
     # written last: a trial without it was stopped (by ASHA) or failed
     summary["model"] = fs.join(root, MODEL_DIR)
     fs.write_bytes(fs.join(root, DONE_FILE), json.dumps(

@@ -9,7 +9,7 @@ import yaml
 
 from paralib.cluster.launcher import validate_launcher_config
 from paralib.config import load_config
-from paralib.paths import PROJECT_ROOT
+from paralib.paths import PROJECT_ROOT, expand
 from paralib.translate.pipeline import actor_plan
 
 CLUSTER = PROJECT_ROOT / "cluster"
@@ -19,7 +19,9 @@ def test_stage_paths_are_on_the_bucket(monkeypatch):
     monkeypatch.setenv("PARALIB_BUCKET", "paralib-test")
     cfg = load_config(CLUSTER / "paralib-aws.yaml")
     paths = [cfg.backtranslate.output, cfg.score.input, cfg.score.output, cfg.select.input,
-             cfg.select.output, cfg.analyze.input]
+             cfg.select.output, cfg.analyze.input, cfg.analyze.output, cfg.lm.input,
+             cfg.lm.output, cfg.classifier.input, cfg.classifier.output]
+    paths += [expand(s.params["model"]) for s in cfg.score.scorers if "model" in s.params]
     paths += [p for i in cfg.bitext.inputs for p in i.files()]
     assert all(p.startswith("s3://paralib-test/") for p in paths), paths
     assert cfg.ray.address == "auto"

@@ -1,5 +1,6 @@
 """A real multi-node Ray cluster on this machine: jobs through the job server, actors placed by
-custom resources, and the autoscaler adding a node (fake multi-node provider).
+custom resources, and the autoscaler adding a node (fake multi-node provider). Slow: the
+default run has the cheap two-node version (test_multinode_fast.py).
 
 Each job runs back-translation as ``ray job submit --working-dir .`` would: the working tree
 is uploaded, the driver joins the cluster through ``RAY_ADDRESS``, and the shipped
@@ -10,60 +11,19 @@ why not the script itself yet).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-import yaml
+from multinode_jobs import (
+    TRANSLATE,
+    check_output,
+    job_config,
+    placed_actors,
+    submit_backtranslate,
+)
 
 from paralib.cluster.local import LocalCluster, NodeSpec
 from paralib.cluster.validate import check_address
-from paralib.io.shards import read_output
-from paralib.paths import PROJECT_ROOT
 
 pytestmark = pytest.mark.slow
-
-ROWS = 200
-TRANSLATE = "translate"  # the custom resource of the translation node
-ACTOR = "MapWorker"  # the class of Ray Data's actor-pool workers (TranslateActor inside)
-
-
-def job_config(tmp_path: Path, m30k: dict[str, str], actor_resources: dict) -> Path:
-    """A back-translation config: 200 sentences in two shards, actors needing ``translate``."""
-    config = {
-        "bitext": {"shard_rows": 100, "inputs": [
-            {"corpus": "m30k", "src_lang": "de", "src": m30k["train_de"],
-             "en": m30k["train_en"], "limit": ROWS}]},
-        "backtranslate": {
-            "model": str(PROJECT_ROOT / "models" / "de-en"), "output": str(tmp_path / "out"),
-            "beam_size": 4, "num_hypotheses": 2, "actors": 2, "min_actors": 1,
-            "num_cpus_per_actor": 0.5, "intra_threads": 1,
-            "actor_resources": actor_resources},
-    }
-    path = tmp_path / "backtranslate.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
-
-
-def submit_backtranslate(cluster: LocalCluster, config: Path):
-    return cluster.submit(
-        f"{sys.executable} -m paralib backtranslate --config {config} --no-progress",
-        runtime_env={"working_dir": str(PROJECT_ROOT),
-                     "env_vars": {"OMP_NUM_THREADS": "1", "RAY_DEDUP_LOGS": "0"}},
-        timeout_s=400)
-
-
-def placed_actors(cluster: LocalCluster) -> list[dict]:
-    """The translation actors that were placed on a node (an actor the pool asked for but
-    never needed before the job ended has no node)."""
-    return [a for a in cluster.actors(ACTOR) if a["node_id"]]
-
-
-def check_output(out: Path) -> None:
-    data = read_output(str(out)).to_pandas()
-    assert data["id"].nunique() == ROWS and len(data) == 2 * ROWS
-    assert sorted(data["rank"].unique()) == [0, 1]
-    assert data["trans"].str.len().gt(0).mean() > 0.95
 
 
 def test_cluster_has_three_nodes_with_their_resources(multinode):

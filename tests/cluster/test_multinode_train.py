@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 import paralib
-from paralib.paths import PROJECT_ROOT
+from paralib.paths import PROJECT_ROOT, data_root
 
 pytestmark = pytest.mark.slow
 
@@ -27,7 +27,10 @@ def test_training_workers_run_on_several_nodes(multinode, tmp_path):
     result = multinode.submit(
         f"{sys.executable} jobs/train.py --config {path} --no-progress",
         runtime_env={"working_dir": str(PROJECT_ROOT),
-                     "env_vars": {"OMP_NUM_THREADS": "1"}}, timeout_s=500)
+                     # the job runs from a copy of the working tree, where ../shared/data
+                     # (the STS sets) is not: name the data folder
+                     "env_vars": {"OMP_NUM_THREADS": "1", "PARALIB_DATA": str(data_root())}},
+        timeout_s=500)
     print(f"training job: {result.status} in {result.seconds:.1f} s")
     assert result.succeeded, result.logs[-3000:]
     workers = [a for a in multinode.actors("RayTrainWorker") if a["node_id"]]

@@ -14,7 +14,8 @@ from paralib.experiments.runner import check_runnable
 from paralib.experiments.spec import EXPERIMENTS_DIR, ExperimentError, parse_experiment
 
 RUNNABLE = {"mega-batching", "encoders", "bitext-vs-backtranslation", "speed",
-            "translations-vs-references", "noise", "cross-lingual"}
+            "translations-vs-references", "noise", "cross-lingual", "length-ranges", "filters",
+            "folds", "language-choice", "synthetic-sts"}
 
 
 @pytest.fixture()
@@ -44,6 +45,12 @@ def test_runnable_experiments_validate_every_run_at_every_size(name, tmp_path):
         trained = [p for p in plans if p.config is not None]
         assert all(p.config.train.output == str(p.model_dir) for p in trained)
         assert len({p.folder for p in plans}) == len(plans)
+        for p in trained:  # a tuned run's candidates: own folders, own selections
+            assert len({c.folder for c in p.candidates}) == len(p.candidates)
+            assert all(c.folder.parent == p.folder / "tune" for c in p.candidates)
+            assert all(c.config.train.output == str(c.model_dir) for c in p.candidates)
+            assert all(c.config.select.output == str(c.folder / "selection")
+                       for c in p.candidates if c.select)
 
 
 def test_unknown_run_key_names_the_run(tree):

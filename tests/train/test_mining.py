@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from paralib.train.mining import hardest, negatives, random_pick
+from paralib.train.mining import hardest, hardest_in_pool, negatives, random_pick
 
 
 def loop_hardest(e1, e2):
@@ -72,3 +72,24 @@ def test_gathered_pool_offsets_exclude_the_right_rows():
     assert not any(t in (4 + i, 16 + i) for i, t in enumerate(t1.tolist()))
     assert torch.equal(hardest(mine1, torch.cat([p1, p2]),
                                torch.stack([torch.arange(4, 8), torch.arange(16, 20)], 1)), t1)
+
+
+def test_block_triangle_matches_the_full_product_for_any_block_size():
+    torch.manual_seed(4)
+    n = 37  # not a multiple of any block below
+    e1, e2 = torch.randn(n, 6), torch.randn(n, 6)
+    e2[:5] = e1[:5] + 0.01 * torch.randn(5, 6)  # partners that would win if not excluded
+    pool = torch.cat([e1, e2])
+    own = torch.arange(n)
+    full = hardest(pool, pool, torch.stack([torch.cat([own, own + n]),
+                                            torch.cat([own + n, own])], 1))
+    for block in (1, 8, 16, 37, 100):
+        assert torch.equal(hardest_in_pool(pool, n, block), full), block
+
+
+def test_bilingual_single_product_matches_two_products():
+    torch.manual_seed(5)
+    en, de = torch.randn(23, 6), torch.randn(23, 6)
+    t_en, t_de = negatives(en, de, "max", bilingual=True)
+    own = torch.arange(23)[:, None]
+    assert torch.equal(t_en, hardest(en, de, own)) and torch.equal(t_de, hardest(de, en, own))

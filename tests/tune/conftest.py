@@ -6,6 +6,7 @@ so that the tests run on a clean clone where ``output/`` does not exist."""
 from __future__ import annotations
 
 import gzip
+import textwrap
 from pathlib import Path
 
 import pandas as pd
@@ -41,3 +42,44 @@ def scored_captions(tmp_path_factory, data_dir) -> Path:
     part.mkdir(parents=True)
     df.to_parquet(part / "part-00000.parquet", index=False)
     return out
+
+
+@pytest.fixture()
+def space(tmp_path):
+    """The smallest real search: two length ranges, a tiny SP encoder, one epoch."""
+    from paralib.tune.space import read_space
+
+    path = tmp_path / "lengths.yaml"
+    path.write_text(textwrap.dedent("""
+        description: two length ranges (2017 §5.5)
+        name: lengths
+        search: grid
+        evaluate: [stsb]
+        asha: {enabled: false}   # one epoch: nothing to stop early, and every trial completes
+        set:
+          select.size: 300
+          train.model: {parts: [{name: sp, vocab_size: 400, dim: 16}]}
+          train.megabatch: {size: 2}
+          train.batch_size: 50
+          train.epochs: 1
+          train.cpus_per_worker: 0.5
+        parameters:
+          length_range: [[0, 14], [12, 100]]
+    """))
+    return read_space(path)
+
+
+@pytest.fixture()
+def space_config():
+    """``space_config(space, scored, **sections)``: the base configuration of a search over
+    ``scored`` with the space's ``set`` applied (``sections``: more config sections)."""
+    from paralib.config import Config
+
+    def make(space, scored, **sections) -> Config:
+        tree: dict = {"select": {"input": str(scored)}, "train": {}, **sections}
+        for key, value in space.spec.set.items():
+            section, name = key.split(".", 1)
+            tree[section][name] = value
+        return Config.model_validate(tree)
+
+    return make

@@ -85,3 +85,24 @@ def test_tune_run_entrypoint_starts():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "--space" in proc.stdout and "--search" in proc.stdout
+
+
+def test_unreachable_ray_address_exits_2_before_starting(tmp_path, scored_captions, capsys):
+    """A valid search aimed at a cluster nobody serves: a clear error within seconds, with
+    no trial started (``ray.init`` itself would wait about a minute)."""
+    import time
+
+    from paralib.cluster.local import free_port
+
+    space = tmp_path / "lengths.yaml"
+    space.write_text("parameters:\n  length_range: [[0, 14], [12, 100]]\n")
+    port = free_port()
+    t0 = time.monotonic()
+    status = cli.run(_parse("--space", str(space), "--set", f"select.input={scored_captions}",
+                            "--set", f"ray.address=127.0.0.1:{port}",
+                            "--storage-path", str(tmp_path / "tune")))
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert f"cannot connect to 127.0.0.1:{port}" in err and "paralib tune: error:" in err
+    assert time.monotonic() - t0 < 30
+    assert not (tmp_path / "tune").exists()  # nothing started, nothing written

@@ -7,49 +7,14 @@ and leaves one in use alone."""
 from __future__ import annotations
 
 import json
-import textwrap
 
-import pytest
-
-from paralib.config import Config
 from paralib.tune.reaper import PlacementGroupReaper
 from paralib.tune.runner import TuneOptions, run_tune
-from paralib.tune.space import read_space
 
 
-@pytest.fixture()
-def space(tmp_path):
-    path = tmp_path / "lengths.yaml"
-    path.write_text(textwrap.dedent("""
-        description: two length ranges (2017 §5.5)
-        name: lengths
-        search: grid
-        evaluate: [stsb]
-        asha: {enabled: false}   # one epoch: nothing to stop early, and every trial completes
-        set:
-          select.size: 300
-          train.model: {parts: [{name: sp, vocab_size: 400, dim: 16}]}
-          train.megabatch: {size: 2}
-          train.batch_size: 50
-          train.epochs: 1
-          train.cpus_per_worker: 0.5
-        parameters:
-          length_range: [[0, 14], [12, 100]]
-    """))
-    return read_space(path)
-
-
-def _config(space, scored) -> Config:
-    tree: dict = {"select": {"input": str(scored)}, "train": {}}
-    for key, value in space.spec.set.items():
-        section, name = key.split(".", 1)
-        tree[section][name] = value
-    return Config.model_validate(tree)
-
-
-def test_tiny_tuning_run(ray_session, space, scored_captions, tmp_path):
+def test_tiny_tuning_run(ray_session, space, space_config, scored_captions, tmp_path):
     storage = tmp_path / "tune"
-    summary = run_tune(space, _config(space, scored_captions),
+    summary = run_tune(space, space_config(space, scored_captions),
                        TuneOptions(storage_path=str(storage)), progress=False)
     trials = summary["trials"]
     assert [t["status"] for t in trials] == ["completed", "completed"], trials

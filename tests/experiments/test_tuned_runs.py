@@ -1,0 +1,161 @@
+"""Tuned runs (2017 §5.5-5.7): one model per candidate, the dev-best one kept and evaluated.
+
+The end-to-end case replaces training and evaluation by crafted numbers: each candidate's dev
+score and test score are known, so the test knows which candidate must win and what the cell
+must show."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from paralib.experiments import runner
+from paralib.experiments.render import cell_notes
+from paralib.experiments.spec import ExperimentError, TuneSpec, parse_experiment
+from paralib.experiments.tuned import candidate_values, candidates, choose, label
+
+DEV = {0.1: 50.0, 0.2: 70.0, 0.3: 60.0}      # dev Pearson by learning rate: 0.2 wins
+TEST = {0.1: 90.0, 0.2: 40.0, 0.3: 80.0}     # test Pearson: the winner is not the test-best
+
+TREE = yaml.safe_load("""
+number: 99
+name: toy-tuned
+title: Toy tuned
+paper:
+  citation: a paper
+  table: Table 1
+  caption: a caption
+  rows: [Fixed, Tuned]
+  columns: [STS]
+  values: {Fixed: {STS: 60.0}, Tuned: {STS: 61.0}}
+ours: {label: ours, run: "{row}", metric: sts17/sets/en-en}
+compare:
+  - {rows: [Tuned, Fixed]}
+base:
+  train: {sources: [{kind: captions}], epochs: 1, dev: stsb-dev}
+runs:
+  Fixed: {set: {train.lr: 0.1}}
+  Tuned:
+    tune:
+      parameters: {train.lr: [0.1, 0.2, 0.3]}
+evaluate: {suites: [sts17]}
+sizes: {smoke: {}, full: {}}
+""")
+
+
+def record(dev: float | None, status: str = "ok") -> dict:
+    return {"status": status, "train": {"dev_pearson": dev}}
+
+
+def test_choose_takes_the_dev_best_candidate():
+    recs = [record(50.0), record(70.0), record(60.0)]
+    assert choose(recs, "train/dev_pearson") == 1
+    assert choose(recs, "train/dev_pearson", mode="min") == 0
+    assert choose([record(70.0), record(70.0)], "train/dev_pearson") == 0  # first on a tie
+    # failed candidates and candidates without a score are left out
+    assert choose([record(99.0, "error"), record(None), record(10.0)],
+                  "train/dev_pearson") == 2
+    assert choose([record(None), record(1.0, "error")], "train/dev_pearson") is None
+
+
+def test_candidates_from_a_space_file_and_sizes():
+    tune = TuneSpec(space="tune/spaces/overlap3.yaml",
+                    sizes={"small": {"overlap3_min": [0.0, 0.2], "overlap3_max": [1.0]}})
+    full = candidate_values(tune, "full")
+    assert full["overlap3_min"] == [0.0, 0.1, 0.2, 0.3] and len(candidates(tune, "full")) == 20
+    small = candidates(tune, "small")
+    assert small == [{"overlap3_min": 0.0, "overlap3_max": 1.0},
+                     {"overlap3_min": 0.2, "overlap3_max": 1.0}]
+    assert label({"length_range": [0, 10]}) == "length_range [0, 10]"
+    assert label({"ppl_max": float("inf"), "cost_max": 0.5}) == "ppl_max none, cost_max 0.5"
+    with pytest.raises(ExperimentError, match="not found"):
+        candidate_values(TuneSpec(space="tune/spaces/no-such.yaml"), "full")
+    with pytest.raises(ValueError, match="space file, parameters or both"):
+        TuneSpec()
+
+
+@pytest.fixture
+def crafted(monkeypatch, tmp_path):
+    """Training writes a model folder and reports DEV[lr]; evaluation reports TEST[lr]."""
+    trained: list[float] = []
+
+    def fake_train(plan, progress):
+        lr = plan.config.train.lr
+        trained.append(lr)
+        plan.model_dir.mkdir(parents=True, exist_ok=True)
+        (plan.model_dir / "config.json").write_text(json.dumps({"lr": lr}))
+        return {"dev_pearson": DEV[lr], "pairs": 10, "best_epoch": 1}
+
+    def fake_evaluate(plan, suites, settings):
+        lr = json.loads((Path(plan.model_dir) / "config.json").read_text())["lr"]
+        return {"sts17": {"status": "ok", "sets": {"en-en": {"status": "ok",
+                                                             "pearson": TEST[lr]}}}}
+
+    monkeypatch.setattr(runner, "_train", fake_train)
+    monkeypatch.setattr(runner, "_evaluate", fake_evaluate)
+    monkeypatch.setattr(runner, "_settings", lambda exp, size: None)
+    path = tmp_path / "toy-tuned.yaml"
+    path.write_text(yaml.safe_dump(TREE, allow_unicode=True))
+    return path, trained
+
+
+def test_tuned_run_keeps_the_dev_best_model(crafted, tmp_path):
+    path, trained = crafted
+    result = runner.run_experiment(str(path), size="smoke", out=tmp_path / "out",
+                                   echo=lambda _: None)
+    assert sorted(trained) == [0.1, 0.1, 0.2, 0.3]   # Fixed, then one model per candidate
+    rec = result.records["Tuned"]
+    assert rec["status"] == "ok"
+    assert rec["tuned"]["chosen"] == "train.lr 0.2" and rec["tuned"]["value"] == 70.0
+    assert [c["value"] for c in rec["tuned"]["candidates"]] == [50.0, 70.0, 60.0]
+    cell = result.table.cells[("Tuned", "STS")]
+    assert cell.ours == 40.0                         # the chosen model's test score
+    assert cell.ours_text == "40.0 (tuned: train.lr 0.2)"
+    notes = "\n".join(cell_notes(result.table, result.records))
+    assert "Tuned: chose train.lr 0.2 (train/dev_pearson 70.0) of 3 candidates" in notes
+    assert "train.lr 0.3: 60.0" in notes
+    assert (tmp_path / "out/toy-tuned/smoke/runs/Tuned/tune/train.lr-0.2/model").is_dir()
+    # the direction is checked on the tuned cell like any other
+    assert result.table.directions[0].ours == pytest.approx(40.0 - 90.0)
+
+    trained.clear()
+    again = runner.run_experiment(str(path), size="smoke", out=tmp_path / "out",
+                                  echo=lambda _: None)
+    assert trained == [] and again.records["Tuned"]["reused"]
+    assert again.table.cells[("Tuned", "STS")].ours == 40.0
+
+
+def test_failed_candidates_are_left_out(crafted, tmp_path, monkeypatch):
+    path, _ = crafted
+    real = runner._train
+
+    def failing(plan, progress):
+        if plan.config.train.lr == 0.2:
+            raise RuntimeError("size 400 asked but only 12 pairs pass the filters")
+        return real(plan, progress)
+
+    monkeypatch.setattr(runner, "_train", failing)
+    result = runner.run_experiment(str(path), size="smoke", out=tmp_path / "out2",
+                                   echo=lambda _: None)
+    tuned = result.records["Tuned"]["tuned"]
+    assert tuned["chosen"] == "train.lr 0.3"
+    assert tuned["candidates"][1]["status"] == "error"
+    assert "only 12 pairs" in tuned["candidates"][1]["message"]
+    assert result.table.cells[("Tuned", "STS")].ours == 80.0
+
+
+def test_a_tuned_grid_fragment_merges():
+    tree = copy.deepcopy(TREE)
+    del tree["runs"]
+    tree["ours"]["run"] = "{row} x"
+    tree["grid"] = {"name": "{kind} {size}", "axes": {
+        "kind": {"Fixed": {}, "Tuned": {"tune": {"parameters": {"train.lr": [0.1]}}}},
+        "size": {"x": {"set": {"train.epochs": 2}}}}}
+    exp = parse_experiment(tree, "toy")
+    runs = exp.all_runs()
+    assert runs["Tuned x"].tune is not None and runs["Fixed x"].tune is None
+    assert runs["Tuned x"].set == {"train.epochs": 2}
