@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     from paralib.experiments import cli as experiment_cli
 
     experiment_cli.add_parser(sub)
+    from paralib.corpora import cli as corpora_cli
+
+    corpora_cli.add_parser(sub)
 
     p = sub.add_parser("config", help="print the validated configuration as YAML")
     _config_args(p)
@@ -172,6 +175,10 @@ def run(args) -> int:
         from paralib.experiments import cli as experiment_cli
 
         return experiment_cli.run(args)
+    if args.command in ("captions", "sts-sentences"):
+        from paralib.corpora import cli as corpora_cli
+
+        return corpora_cli.run(args)
     if args.command == "tune":
         from paralib.tune.cli import run as run_tune
 

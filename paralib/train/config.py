@@ -22,9 +22,17 @@ class SourceConfig(Strict):
     - ``captions``: Multi30k task 2, captions of one image written independently: human
       paraphrases (the role of SimpWiki in 2017 Table 4).
     - ``sts``: STS Benchmark training pairs scoring at least ``min_score`` (DCU §3: 3.8).
+    - ``ppdb``: PPDB paraphrase pairs (2017 §5.2, Table 4's PPDB row): ``path`` (default
+      ``{data}/lexical/mwa_ppdb.zip``, PPDB 1.0 XXXL lexical pairs) is a ``.zip`` holding
+      one file, or a text file (``.gz`` ok), of ``phrase<TAB>paraphrase`` lines or PPDB
+      release lines (``LHS ||| phrase ||| paraphrase ||| ...``). The file is ordered (numbers
+      and abbreviations first), so its pairs are shuffled with ``train.seed`` before
+      ``limit``: ``limit: 24000`` is the paper's random 24,000.
+
+    ``limit`` keeps the first N pairs of a source (a random N for ``ppdb``).
     """
 
-    kind: Literal["pairs", "bitext", "captions", "sts"]
+    kind: Literal["pairs", "bitext", "captions", "sts", "ppdb"]
     path: ExpandedPath | None = None
     s1_column: str = "ref"
     s2_column: str = "trans"

@@ -26,6 +26,23 @@ def test_captions_pair_captions_of_one_image(data_dir):
     assert len(data) + len(rejects) == 4 * 29000
 
 
+def test_an_undecodable_caption_rejects_its_pairs(tmp_path, monkeypatch):
+    import gzip
+
+    base = tmp_path / "bitext/multi30k/task2/raw"
+    base.mkdir(parents=True)
+    for k in range(1, 6):
+        lines = [f"image one caption {k}".encode(), f"image two caption {k}".encode()]
+        if k == 3:
+            lines[1] = b"caf\xe9 with a latin-1 byte"
+        (base / f"train.{k}.en.gz").write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
+    monkeypatch.setenv("PARALIB_DATA", str(tmp_path))
+    data, rejects = load_sources(_cfg([{"kind": "captions"}]))
+    assert len(data) == 6 and len(rejects) == 2  # image two: pairs 2-3 and 3-4
+    assert set(rejects["reason"]) == {"undecodable bytes in caption 3 (utf-8, byte 3)"}
+    assert ("image one caption 2", "image one caption 3") in set(zip(data.s1, data.s2, strict=True))
+
+
 def test_sts_pairs_score_at_least_the_bound():
     high, _ = load_sources(_cfg([{"kind": "sts", "min_score": 3.8}]))
     low, _ = load_sources(_cfg([{"kind": "sts", "min_score": 2.0}]))

@@ -1,0 +1,77 @@
+"""``paralib captions`` and ``paralib sts-sentences``: corpora for the experiments.
+
+    paralib captions --config configs/captions.yaml        # output/captions/pairs
+    paralib score --config configs/captions.yaml           # output/captions/score
+
+    paralib sts-sentences --year 2016                      # output/sts2016/sentences.txt
+    paralib pivot --config configs/sts2016-roundtrip.yaml  # output/sts2016-roundtrip
+
+``--config`` supplies the S3 settings and ``bitext.shard_rows`` (images per shard of
+``captions``); both commands run in the driver, without Ray.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from paralib.corpora.captions import SPLITS
+
+COMMANDS = ("captions", "sts-sentences")
+
+
+def _config_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", "-c", default=None, help="YAML configuration file")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config value, e.g. --set bitext.shard_rows=2000")
+
+
+def add_parser(subparsers) -> None:
+    """Add ``captions`` and ``sts-sentences`` to an argparse ``add_subparsers()`` object."""
+    p = subparsers.add_parser(
+        "captions", help="Multi30k task-2 caption pairs in the back-translation schema",
+        description="Write Multi30k task-2 caption pairs (caption k with caption k+1 of each "
+        "image) as rows id, corpus, src_lang, src, ref, trans, rank, cost for paralib score "
+        "(2017 §5.3-5.7).")
+    _config_args(p)
+    p.add_argument("--output", default="output/captions/pairs",
+                   help="output folder, local or s3:// (default: output/captions/pairs)")
+    p.add_argument("--split", choices=SPLITS, default="train", help="default: train")
+    p.add_argument("--limit", type=int, default=None, metavar="N",
+                   help="only the first N images (4 pairs each)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="delete the output first instead of resuming")
+
+    p = subparsers.add_parser(
+        "sts-sentences", help="the sentences of an STS test year as a lines file",
+        description="Write each distinct sentence of an STS year's input files once per line, "
+        "the input of paralib pivot for round-trip paraphrases (DCU 2016 §3.2).")
+    _config_args(p)
+    p.add_argument("--year", type=int, default=2016, choices=range(2012, 2017),
+                   help="default: 2016")
+    p.add_argument("--output", default=None,
+                   help="lines file, local or s3:// (default: output/sts<YEAR>/sentences.txt)")
+    p.add_argument("--scored-only", action="store_true",
+                   help="only sentences of pairs with a gold score (default: every test "
+                   "sentence, as DCU §3.2)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run a parsed ``captions`` or ``sts-sentences`` command line."""
+    from paralib.config import load_config
+
+    cfg = load_config(args.config, args.overrides)
+    if args.command == "captions":
+        from paralib.corpora.captions import write_caption_pairs
+
+        report = write_caption_pairs(args.output, args.split, args.limit,
+                                     cfg.bitext.shard_rows, overwrite=args.overwrite,
+                                     s3=cfg.s3.options())
+        print(report.text())
+        return 0
+    from paralib.corpora.sts_sentences import write_sts_sentences
+
+    output = args.output or f"output/sts{args.year}/sentences.txt"
+    print(json.dumps(write_sts_sentences(output, args.year, args.scored_only,
+                                         cfg.s3.options()), indent=2))
+    return 0
