@@ -11,14 +11,16 @@ log = logging.getLogger(__name__)
 
 
 def check_ray_address(cfg: RayConfig, timeout_s: float = 10.0) -> None:
-    """When Ray is not running in this process and an address is configured (``ray.address``
-    or ``$RAY_ADDRESS``), check that a cluster answers there within ``timeout_s``; raises
+    """When an address is configured (``ray.address``, or ``$RAY_ADDRESS`` while Ray is not
+    running in this process), check that a cluster answers there within ``timeout_s``; raises
     :class:`~paralib.cluster.errors.ClusterAddressError` naming the address and the reason
     (``ray.init`` would wait about a minute and fail less clearly)."""
     import ray
 
-    address = cfg.address or os.environ.get("RAY_ADDRESS")
-    if address and not ray.is_initialized():
+    address = cfg.address
+    if not address and not ray.is_initialized():
+        address = os.environ.get("RAY_ADDRESS")
+    if address:
         from paralib.cluster.address import check_address
 
         check_address(address, timeout_s=timeout_s)
