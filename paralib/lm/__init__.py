@@ -4,9 +4,10 @@ from paralib.lm.train import (
     KenLMNotFoundError,
     find_kenlm_binary,
     hold_out_references,
+    kenlm_tools_available,
     train_lm,
     train_lms,
 )
 
-__all__ = ["KenLMNotFoundError", "find_kenlm_binary", "hold_out_references", "train_lm",
-           "train_lms"]
+__all__ = ["KenLMNotFoundError", "find_kenlm_binary", "hold_out_references",
+           "kenlm_tools_available", "train_lm", "train_lms"]

@@ -63,6 +63,16 @@ def find_kenlm_binary(name: str) -> Path:
         "with scripts/build_kenlm.sh or set PARALIB_KENLM_BIN to the folder holding it")
 
 
+def kenlm_tools_available() -> bool:
+    """Whether both estimation programs (``lmplz`` and ``build_binary``) can be found."""
+    try:
+        find_kenlm_binary("lmplz")
+        find_kenlm_binary("build_binary")
+    except KenLMNotFoundError:
+        return False
+    return True
+
+
 def _run(cmd: list[str], stdin_path: Path | None = None, stdout_path: Path | None = None) -> None:
     fin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL  # noqa: SIM115
     fout = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL  # noqa: SIM115

@@ -22,7 +22,7 @@ from paralib.filters import get_scorer
 from paralib.filters.stage import score
 from paralib.io import fs
 from paralib.io.shards import read_output, write_marker, write_part
-from paralib.lm import KenLMNotFoundError, find_kenlm_binary
+from paralib.lm import kenlm_tools_available
 from paralib.lm.config import LMConfig
 from paralib.lm.run import run_lm
 
@@ -31,16 +31,7 @@ BUCKET = "paralib-stages"
 B = f"s3://{BUCKET}"
 
 
-def _have_kenlm() -> bool:
-    try:
-        find_kenlm_binary("lmplz")
-        find_kenlm_binary("build_binary")
-    except KenLMNotFoundError:
-        return False
-    return True
-
-
-pytestmark = pytest.mark.skipif(not _have_kenlm(),
+pytestmark = pytest.mark.skipif(not kenlm_tools_available(),
                                 reason="lmplz/build_binary missing: run scripts/build_kenlm.sh")
 
 

@@ -14,22 +14,19 @@ import pytest
 
 from paralib.filters import ScorerError, get_scorer
 from paralib.filters.tokenize import detokenized
-from paralib.lm import KenLMNotFoundError, find_kenlm_binary, hold_out_references, train_lm
+from paralib.lm import (
+    KenLMNotFoundError,
+    find_kenlm_binary,
+    hold_out_references,
+    kenlm_tools_available,
+    train_lm,
+)
 from paralib.lm.train import train_lms
 
 kenlm = pytest.importorskip("kenlm")
 
 
-def _have_binaries() -> bool:
-    try:
-        find_kenlm_binary("lmplz")
-        find_kenlm_binary("build_binary")
-    except KenLMNotFoundError:
-        return False
-    return True
-
-
-needs_binaries = pytest.mark.skipif(not _have_binaries(),
+needs_binaries = pytest.mark.skipif(not kenlm_tools_available(),
                                     reason="lmplz/build_binary missing: run scripts/build_kenlm.sh")
 
 
@@ -51,7 +48,7 @@ def train_pairs(m30k) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def lm_model(train_pairs, tmp_path_factory) -> Path:
-    if not _have_binaries():
+    if not kenlm_tools_available():
         pytest.skip("lmplz/build_binary missing: run scripts/build_kenlm.sh")
     held = hold_out_references(train_pairs, n=40_000, max_fraction=0.25, seed=0)
     return train_lm(held.ref.tolist(), tmp_path_factory.mktemp("lm"))
