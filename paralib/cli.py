@@ -207,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``paralib`` console script; returns the exit status."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)
+    from paralib.cluster.errors import ClusterAddressError
     from paralib.filters.base import ScorerError
     from paralib.io.bitext import BitextError
     from paralib.models.errors import ModelLoadError
@@ -217,7 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run(args)
     except (ConfigError, BitextError, ConversionError, DataNotFoundError, ScorerError,
-            SelectError, FileNotFoundError, ModelLoadError, SourceError) as exc:
+            SelectError, FileNotFoundError, ModelLoadError, SourceError,
+            ClusterAddressError) as exc:
         print(f"paralib: error: {exc}", file=sys.stderr)
         return 2
 

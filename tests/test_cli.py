@@ -28,6 +28,28 @@ def test_missing_model_is_reported(capsys, tmp_path):
     assert "not a paralib translation model" in capsys.readouterr().err
 
 
+def test_no_inputs_exits_2(capsys, tmp_path):
+    assert main(["backtranslate", "--set", f"backtranslate.output={tmp_path}/out"]) == 2
+    assert "backtranslate: no inputs configured (set bitext.inputs" in capsys.readouterr().err
+
+
+def test_unreachable_ray_address_exits_2_before_work(tmp_path, m30k):
+    import socket
+
+    with socket.socket() as sock:  # a free port: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.run(
+        [sys.executable, "-m", "paralib", "backtranslate", "--set", f"ray.address=127.0.0.1:{port}",
+         "--set", f"backtranslate.output={tmp_path}/out", "--set",
+         f"bitext.inputs=[{{corpus: c, src_lang: de, src: {m30k['val_de']}, "
+         f"en: {m30k['val_en']}}}]"],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert f"127.0.0.1:{port}" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_python_dash_m_prints_help():
     res = subprocess.run([sys.executable, "-m", "paralib", "--help"], capture_output=True,
                          text=True, check=True)

@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from paralib.config import BacktranslateConfig, Config, InputConfig
 from paralib.io import fs as pfs
-from paralib.io.bitext import plan_shards
+from paralib.io.bitext import BitextError, plan_shards
 from paralib.io.stage import StageReport, collect, fingerprint, finish, pending, write_parts
 from paralib.runtime import init_ray
 from paralib.translate.stages import TranslateActor, read_shards
@@ -62,7 +62,8 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
     for leg in legs:
         check_model_dir(leg.model)
     if not inputs:
-        raise ValueError(f"{desc}: no inputs configured")
+        raise BitextError(f"{desc}: no inputs configured (set bitext.inputs, or pivot.inputs "
+                          "for round trips)")
     t0 = time.perf_counter()
     shards = plan_shards(inputs, cfg.bitext.shard_rows, s3)
     if opts.overwrite:
