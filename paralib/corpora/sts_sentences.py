@@ -15,24 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paralib.evaluate.loaders import STS_YEARS, read_sts
+from paralib.evaluate.loaders import STS_YEARS, read_sts, read_sts_input
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
 from paralib.paths import data_root
-
-
-def _input_pairs(path: Path) -> list[tuple[str, str]]:
-    """Every pair of an ``STS.input.<set>.txt`` file, scored or not."""
-    lines = path.read_text(encoding="utf-8-sig").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    pairs = []
-    for n, line in enumerate(lines, 1):
-        parts = line.rstrip("\r").split("\t")
-        if len(parts) < 2:
-            raise ValueError(f"{path}:{n}: expected two tab-separated sentences")
-        pairs.append((parts[0], parts[1]))
-    return pairs
 
 
 def sts_sentences(year: int, scored_only: bool = False,
@@ -46,7 +32,7 @@ def sts_sentences(year: int, scored_only: bool = False,
     for name in STS_YEARS[year]:
         scored = read_sts(root, year, name)
         pairs = (list(zip(scored.a, scored.b, strict=True)) if scored_only
-                 else _input_pairs(Path(scored.files[0])))
+                 else read_sts_input(root, year, name))
         before = len(seen)
         for pair in pairs:
             for s in pair:

@@ -94,14 +94,23 @@ STS_YEARS: dict[int, tuple[str, ...]] = {
 }
 
 
+def _sts_files(data: Path, year: int, dataset: str) -> tuple[Path, Path]:
+    folder = data / "sts" / f"STS{year % 100}-en-test"
+    return folder / f"STS.input.{dataset}.txt", folder / f"STS.gs.{dataset}.txt"
+
+
+def read_sts_input(data: Path, year: int, dataset: str) -> list[tuple[str, str]]:
+    """Every sentence pair of an STS 2012-2016 set's ``STS.input.<set>.txt``, scored or not."""
+    inp, _ = _sts_files(data, year, dataset)
+    return _two_columns(_lines(inp, f"STS {year} {dataset}"), inp)
+
+
 def read_sts(data: Path, year: int, dataset: str) -> Pairs:
     """One STS 2012-2016 set: ``STS.input.<set>.txt`` with ``STS.gs.<set>.txt``; pairs whose
     gold line is blank are unscored and dropped."""
-    folder = data / "sts" / f"STS{year % 100}-en-test"
-    inp, gs = folder / f"STS.input.{dataset}.txt", folder / f"STS.gs.{dataset}.txt"
-    what = f"STS {year} {dataset}"
-    rows = _two_columns(_lines(inp, what), inp)
-    gold = _lines(gs, what)
+    inp, gs = _sts_files(data, year, dataset)
+    rows = read_sts_input(data, year, dataset)
+    gold = _lines(gs, f"STS {year} {dataset}")
     if len(gold) != len(rows):
         raise ValueError(f"{gs}: {len(gold)} gold lines for {len(rows)} pairs in {inp}")
     return _scored(dataset.removeprefix("surprise."), rows, [_score(g) for g in gold], [inp, gs])

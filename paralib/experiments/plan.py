@@ -96,8 +96,7 @@ def plan_runs(exp: Experiment, size: str, out: Path) -> list[RunPlan]:
                 _add_candidates(plan, exp, size, out, spec.tune)
         train = (plan.config.model_dump(mode="json") if plan.config
                  else spec.baseline or plan.report)
-        plan.train_key = fingerprint({"train": train, "engine": sz.engine,
-                                      "trained": spec.trained, "select": spec.select})
+        plan.train_key = _train_key(train, sz.engine, spec.trained, spec.select)
         if plan.candidates:
             plan.train_key = fingerprint({"candidates": [c.train_key for c in plan.candidates],
                                           "metric": plan.tune_metric, "mode": plan.tune_mode})
@@ -105,6 +104,12 @@ def plan_runs(exp: Experiment, size: str, out: Path) -> list[RunPlan]:
                                      "settings": settings, "properties": spec.properties})
         plans.append(plan)
     return plans
+
+
+def _train_key(train: Any, engine: str, trained: Any, select: Any) -> str:
+    """Fingerprint of what makes a run's model: reused while it is unchanged."""
+    return fingerprint({"train": train, "engine": engine, "trained": trained,
+                        "select": select})
 
 
 def _add_candidates(plan: RunPlan, exp: Experiment, size: str, out: Path, tune) -> None:
@@ -121,9 +126,8 @@ def _add_candidates(plan: RunPlan, exp: Experiment, size: str, out: Path, tune) 
         cfg.train.name = slug(f"{exp.name}-{size}-{plan.name}-{name}")
         cand = RunPlan(name=name, folder=folder, config=cfg, select=plan.select,
                        trained=plan.trained, engine=plan.engine, params=params)
-        cand.train_key = fingerprint({"train": cfg.model_dump(mode="json"),
-                                      "engine": sz.engine, "trained": plan.trained,
-                                      "select": plan.select})
+        cand.train_key = _train_key(cfg.model_dump(mode="json"), sz.engine, plan.trained,
+                                    plan.select)
         plan.candidates.append(cand)
 
 

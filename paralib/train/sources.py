@@ -22,7 +22,6 @@ from paralib.select.files import read_pairs
 from paralib.train.config import SourceConfig
 
 COLUMNS = ["s1", "s2", "lang1", "lang2", "source"]
-CAPTIONS = "bitext/multi30k/task2/raw"
 PPDB = "lexical/mwa_ppdb.zip"
 
 
@@ -146,18 +145,19 @@ def load_sources(cfg: Config, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame
     frames, rejects = [], []
     for n, src in enumerate(tcfg.sources):
         name = f"{n}:{src.kind}"
+        rej: list[dict] = []
         if src.kind == "pairs":
             df = _pairs(src, cfg)
         elif src.kind == "bitext":
             df, rej = _bitext(src, cfg)
-            rejects += [{"source": name, "reason": r["reason"], "s1": r.get("raw", ""),
-                         "s2": ""} for r in rej]
-        elif src.kind in ("captions", "ppdb"):
-            df, rej = _captions(src, root) if src.kind == "captions" else _ppdb(src, root, seed)
-            rejects += [{"source": name, "reason": r["reason"], "s1": r["raw"], "s2": ""}
-                        for r in rej]
+        elif src.kind == "captions":
+            df, rej = _captions(src, root)
+        elif src.kind == "ppdb":
+            df, rej = _ppdb(src, root, seed)
         else:
             df = _sts(src, root)
+        rejects += [{"source": name, "reason": r["reason"], "s1": r.get("raw", ""), "s2": ""}
+                    for r in rej]
         if src.limit:
             df = df.iloc[: src.limit]
         df["source"] = name

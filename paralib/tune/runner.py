@@ -26,7 +26,7 @@ from typing import Any
 
 from paralib.config import Config
 from paralib.io import fs
-from paralib.runtime import init_ray
+from paralib.runtime import check_ray_address, init_ray
 from paralib.tune.results import best_epoch, collect_trials
 from paralib.tune.space import Param, Space, SpaceError, encode
 from paralib.tune.trial import TrialSetup, run_trial, trial_dirname
@@ -133,14 +133,6 @@ def _storage(path: str) -> str:
     return path if fs.is_s3(path) else str(Path(path).resolve())
 
 
-def check_cluster(cfg: Config, timeout_s: float = 10.0) -> None:
-    """Before anything starts: a configured Ray address must answer
-    (:func:`paralib.runtime.check_ray_address`)."""
-    from paralib.runtime import check_ray_address
-
-    check_ray_address(cfg.ray, timeout_s=timeout_s)
-
-
 def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
              progress: bool = True) -> dict:
     """Run the search; returns the summary also written to the report's ``report.json``."""
@@ -162,7 +154,9 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
     experiment = fs.join(storage, name)
     suites = spec.evaluate if opts.evaluate is None else opts.evaluate
 
-    check_cluster(cfg)
+    # an explicit ray.address is checked even when Ray already runs here (init_ray then
+    # joins nothing and checks nothing)
+    check_ray_address(cfg.ray)
     resources = init_ray(cfg.ray)
     use_gpu = cfg.train.use_gpu if cfg.train.use_gpu is not None else \
         resources.get("GPU", 0) > 0
