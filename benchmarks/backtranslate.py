@@ -1,20 +1,25 @@
 """Back-translation speed: plain CTranslate2 vs paralib on Ray Data vs transformers.
 
-Same converted model, same Multi30k German sentences, same beam, same number of threads,
-in one run:
+Same converted model, same Multi30k German sentences (``--n``, 20,000), same beam, same
+number of threads, in one run:
 
 (a) ``ctranslate2.Translator.translate_batch`` in one process, its fastest CPU setting here:
     ``inter_threads`` = cores, ``intra_threads`` = 1 (batches translated in parallel; with
     ``intra_threads`` = 2 it ran at less than half the rate),
-(b) ``paralib backtranslate`` through Ray Data (actors x 1 thread = cores; Ray already up),
+(b) ``paralib backtranslate`` through Ray Data (actors x 1 thread = cores; Ray started before
+    timing; two shards per actor),
 (c) ``transformers`` ``generate`` in float32 with the same beam (torch threads = cores), as a
     user would write it: the sentences in file order, padded batches of ``--hf-batch`` (32);
 (c') the same, tuned: sentences sorted by length, batches of 64 (less padding; what CTranslate2
     does internally), reported next to it.
 
-Reports sentences/s and target tokens/s and the ratios, and the peak RSS of (b) (driver,
-Ray processes and workers summed) at 1x and 10x the input. Writes
-``benchmarks/results/backtranslate.json``.
+(a), (b) and (c) also run on the first ``--n-small`` (2,000) sentences, where a job's start
+(actor processes, model load, Ray Data's own actors) weighs most: (b) twice, as the first job
+of the Ray session and as the next one; (c)'s rate there is that of its first batches.
+
+Reports sentences/s and target tokens/s and the ratios, the start-up seconds of (b), and its
+peak RSS (driver, Ray processes and workers summed) on the small input (1x) and on ``--n``
+(10x by default). Writes ``benchmarks/results/backtranslate.json``.
 
     python benchmarks/backtranslate.py --model models/de-en --hf-model runs/mt-de-en/hf
 """
@@ -34,7 +39,7 @@ import sentencepiece as spm
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import PeakRSS, machine, table, write_json  # noqa: E402
 
-from paralib.config import load_config  # noqa: E402
+from paralib.config import BitextConfig, load_config  # noqa: E402
 from paralib.io.shards import read_output  # noqa: E402
 from paralib.mt.train import read_text  # noqa: E402
 from paralib.paths import PROJECT_ROOT, data_root  # noqa: E402
@@ -61,7 +66,9 @@ def run_ct2(model: Path, sents: list[str], beam: int, threads: int) -> tuple[flo
 
 
 def run_hf(hf: Path, sents: list[str], beam: int, threads: int, batch: int,
-           by_length: bool) -> tuple[float, list[str]]:
+           by_length: bool, split: int = 0) -> tuple[float, list[str], tuple[int, float] | None]:
+    """Translate ``sents`` with ``generate``. In file order also returns ``(k, seconds)``: the
+    first whole batches holding at least ``split`` sentences were done after ``seconds``."""
     import torch
     from transformers import MarianMTModel, MarianTokenizer
 
@@ -72,16 +79,19 @@ def run_hf(hf: Path, sents: list[str], beam: int, threads: int, batch: int,
     if by_length:
         order.sort(key=lambda i: len(sents[i]))
     outs: list[str] = [""] * len(sents)
+    at_split = None
     t0 = time.perf_counter()
     with torch.inference_mode():
         for k in range(0, len(order), batch):
+            if not by_length and split and at_split is None and k >= split:
+                at_split = (k, time.perf_counter() - t0)
             idx = order[k : k + batch]
             enc = tok([sents[i] for i in idx], return_tensors="pt", padding=True)
             gen = model.generate(**enc, num_beams=beam, max_new_tokens=128)
             for i, text in zip(idx, tok.batch_decode(gen, skip_special_tokens=True),
                                strict=True):
                 outs[i] = text
-    return time.perf_counter() - t0, outs
+    return time.perf_counter() - t0, outs, at_split
 
 
 def write_inputs(folder: Path, de: list[str], en: list[str]) -> tuple[str, str]:
@@ -115,25 +125,48 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=str(PROJECT_ROOT / "models" / "de-en"))
     ap.add_argument("--hf-model", default=str(PROJECT_ROOT / "runs" / "mt-de-en" / "hf"))
-    ap.add_argument("--n", type=int, default=2000, help="sentences (Multi30k German train)")
+    ap.add_argument("--n", type=int, default=20000,
+                    help="sentences every system translates (Multi30k German train)")
+    ap.add_argument("--n-small", type=int, default=2000,
+                    help="the first sentences, for the start-up-bound rows and the 1x memory run")
     ap.add_argument("--beam", type=int, default=4)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--shard-rows", type=int, default=250)
+    ap.add_argument("--shard-rows", type=int, default=None,
+                    help="rows per shard of (b); default: two shards per actor, at most "
+                         "paralib's default (bitext.shard_rows)")
     ap.add_argument("--hf-batch", type=int, default=32)
     args = ap.parse_args()
     model, hf = Path(args.model), Path(args.hf_model)
     if not (hf / "config.json").is_file():
         sys.exit(f"{hf}: no transformers model; train one with "
                  "'paralib mt train --config configs/mt-de-en.yaml' or pass --hf-model")
+    if not 0 < args.n_small <= args.n:
+        sys.exit(f"--n-small ({args.n_small}) must be in 1..--n ({args.n})")
 
     base = data_root() / "bitext/multi30k/task1/raw"
     de_all, en_all = read_text(str(base / "train.de.gz")), read_text(str(base / "train.en.gz"))
-    de, en = de_all[: args.n], en_all[: args.n]
+    reps = args.n // len(de_all) + 1
+    de, en = (de_all * reps)[: args.n], (en_all * reps)[: args.n]
+    small = args.n_small
     rows = []
+    default_shard = BitextConfig().shard_rows
+
+    def shard_rows(n: int) -> int:
+        """Two shards per actor (CTranslate2 sorts each actor's call by length: larger calls
+        pad less), never more rows than paralib's default shard."""
+        return args.shard_rows or min(default_shard, -(-n // (2 * args.threads)))
+
+    def add(system: str, n: int, seconds: float, outs: list[str], **extra) -> dict:
+        row = {"system": system, "sentences": n, "seconds": seconds, "outs": outs, **extra}
+        rows.append(row)
+        return row
+
     load_before = os.getloadavg()
     run_ct2(model, de[:64], args.beam, args.threads)  # warm-up: page the model in
+    secs, outs = run_ct2(model, de[:small], args.beam, args.threads)
+    a_small = add("(a) ctranslate2 translate_batch", small, secs, outs)
     secs, outs = run_ct2(model, de, args.beam, args.threads)
-    rows.append({"system": "(a) ctranslate2 translate_batch", "seconds": secs, "outs": outs})
+    a = add("(a) ctranslate2 translate_batch", args.n, secs, outs)
 
     import ray
 
@@ -141,58 +174,81 @@ def main() -> None:
     ray.data.DataContext.get_current().enable_progress_bars = False
     tmp = Path(tempfile.mkdtemp(prefix="paralib-bench-"))
     try:
-        src, ref = write_inputs(tmp / "x1", de, en)
+        src, ref = write_inputs(tmp / "small", de[:small], en[:small])
         secs, peak1, outs = run_ray(model, src, ref, tmp / "out1", args.beam, args.threads,
-                                    args.shard_rows)
-        rows.append({"system": "(b) paralib backtranslate (Ray Data)", "seconds": secs,
-                     "outs": outs, "peak_rss_mb": peak1})
-        reps = 10 * args.n
-        de10 = (de_all * (reps // len(de_all) + 1))[:reps]
-        en10 = (en_all * (reps // len(en_all) + 1))[:reps]
-        src, ref = write_inputs(tmp / "x10", de10, en10)
-        secs10, peak10, _ = run_ray(model, src, ref, tmp / "out10", args.beam, args.threads,
-                                    args.shard_rows)
+                                    shard_rows(small))
+        b_cold = add("(b) paralib backtranslate, first job of the Ray session", small, secs,
+                     outs, peak_rss_mb=peak1)
+        secs, peak, outs = run_ray(model, src, ref, tmp / "out2", args.beam, args.threads,
+                                   shard_rows(small))
+        b_warm = add("(b) paralib backtranslate, next job", small, secs, outs,
+                     peak_rss_mb=peak)
+        src, ref = write_inputs(tmp / "all", de, en)
+        secs, peak10, outs = run_ray(model, src, ref, tmp / "out10", args.beam, args.threads,
+                                     shard_rows(args.n))
+        b = add("(b) paralib backtranslate, next job", args.n, secs, outs, peak_rss_mb=peak10)
     finally:
         ray.shutdown()
         shutil.rmtree(tmp, ignore_errors=True)
 
-    secs, outs = run_hf(hf, de, args.beam, args.threads, args.hf_batch, by_length=False)
-    rows.append({"system": f"(c) transformers generate (float32, batch {args.hf_batch})",
-                 "seconds": secs, "outs": outs})
-    secs, outs = run_hf(hf, de, args.beam, args.threads, 64, by_length=True)
-    rows.append({"system": "(c') transformers generate (float32, by length, batch 64)",
-                 "seconds": secs, "outs": outs})
+    secs, outs, (k, at_k) = run_hf(hf, de, args.beam, args.threads, args.hf_batch,
+                                   by_length=False, split=small)
+    c_name = f"(c) transformers generate (float32, batch {args.hf_batch})"
+    c_small = add(c_name, k, at_k, outs[:k])
+    c = add(c_name, args.n, secs, outs)
+    secs, outs, _ = run_hf(hf, de, args.beam, args.threads, 64, by_length=True)
+    c_sorted = add("(c') transformers generate (float32, by length, batch 64)", args.n, secs,
+                   outs)
     for r in rows:
-        r["sentences_per_s"] = round(len(de) / r["seconds"], 1)
+        r["sentences_per_s"] = round(r["sentences"] / r["seconds"], 1)
         r["tokens_per_s"] = round(target_tokens(model, r.pop("outs")) / r["seconds"], 1)
         r["seconds"] = round(r["seconds"], 2)
-    a, b, c, c_sorted = rows
+
+    def ratio(x: dict, y: dict) -> float:
+        return round(x["sentences_per_s"] / y["sentences_per_s"], 3)
+
+    # start-up cost of a job: its time beyond translating at the pipeline's steady rate
+    steady = args.n / b["seconds"]
     result = {
         "machine": machine(),
-        "setup": {"model": str(model), "hf_model": str(hf), "sentences": len(de),
-                  "beam": args.beam, "threads": args.threads, "shard_rows": args.shard_rows,
+        "setup": {"model": str(model), "hf_model": str(hf), "sentences": args.n,
+                  "sentences_small": small, "beam": args.beam, "threads": args.threads,
+                  "shard_rows": {str(small): shard_rows(small), str(args.n): shard_rows(args.n)},
                   "ray": f"{args.threads} actors x 1 thread, Ray started before timing",
                   "hf_batch": args.hf_batch,
+                  "transformers_small": f"file-order rate over its first {k} sentences",
                   "load_average_before": [round(x, 2) for x in load_before],
                   "load_average_after": [round(x, 2) for x in os.getloadavg()]},
         "rows": rows,
-        "ratio_ray_vs_ct2": round(b["sentences_per_s"] / a["sentences_per_s"], 3),
-        "ratio_ray_vs_transformers": round(b["sentences_per_s"] / c["sentences_per_s"], 2),
-        "ratio_ray_vs_transformers_by_length": round(
-            b["sentences_per_s"] / c_sorted["sentences_per_s"], 2),
-        "ratio_ct2_vs_transformers": round(a["sentences_per_s"] / c["sentences_per_s"], 2),
+        "ratio_ray_vs_ct2": ratio(b, a),
+        "ratio_ray_vs_transformers": ratio(b, c),
+        "ratio_ray_vs_transformers_by_length": ratio(b, c_sorted),
+        "ratio_ct2_vs_transformers": ratio(a, c),
+        "small": {
+            "ratio_ray_first_job_vs_ct2": ratio(b_cold, a_small),
+            "ratio_ray_next_job_vs_ct2": ratio(b_warm, a_small),
+            "ratio_ray_first_job_vs_transformers": ratio(b_cold, c_small),
+            "ratio_ray_next_job_vs_transformers": ratio(b_warm, c_small),
+            "start_s_first_job": round(b_cold["seconds"] - small / steady, 2),
+            "start_s_next_job": round(b_warm["seconds"] - small / steady, 2),
+        },
         "peak_rss_mb_1x": peak1,
         "peak_rss_mb_10x": peak10,
-        "ray_10x_sentences_per_s": round(10 * args.n / secs10, 1),
-        "ratio_ray_10x_vs_ct2": round(10 * args.n / secs10 / a["sentences_per_s"], 3),
-        "ratio_ray_10x_vs_transformers": round(10 * args.n / secs10 / c["sentences_per_s"], 2),
+        "input_10x_over_1x": round(args.n / small, 2),
     }
-    print(table(rows, ["system", "seconds", "sentences_per_s", "tokens_per_s", "peak_rss_mb"]))
-    print(f"\n(b)/(a) = {result['ratio_ray_vs_ct2']}   (b)/(c) = "
+    print(table(rows, ["system", "sentences", "seconds", "sentences_per_s", "tokens_per_s",
+                       "peak_rss_mb"]))
+    print(f"\n{args.n} sentences: (b)/(a) = {result['ratio_ray_vs_ct2']}   (b)/(c) = "
           f"{result['ratio_ray_vs_transformers']}   (b)/(c') = "
           f"{result['ratio_ray_vs_transformers_by_length']}")
-    print(f"peak RSS of (b): {peak1} MB at 1x ({args.n} sentences), {peak10} MB at 10x "
-          f"({10 * args.n} sentences, {result['ray_10x_sentences_per_s']} sentences/s)")
+    sm = result["small"]
+    print(f"{small} sentences: (b)/(a) = {sm['ratio_ray_first_job_vs_ct2']} (first job), "
+          f"{sm['ratio_ray_next_job_vs_ct2']} (next job); (b)/(c) = "
+          f"{sm['ratio_ray_first_job_vs_transformers']}, "
+          f"{sm['ratio_ray_next_job_vs_transformers']}; start-up "
+          f"{sm['start_s_first_job']} s and {sm['start_s_next_job']} s")
+    print(f"peak RSS of (b): {peak1} MB at 1x ({small} sentences), {peak10} MB at "
+          f"{result['input_10x_over_1x']}x ({args.n} sentences)")
     print(f"wrote {write_json('backtranslate', result)}")
 
 

@@ -18,10 +18,19 @@ def source_kinds() -> tuple[str, ...]:
 
 
 def unmet(need: Need) -> str | None:
-    """``None`` when ``need`` is met, else what is missing and why."""
+    """``None`` when ``need`` is met, else what is missing and why.
+
+    A path is met when it exists and, if it is a stage's output folder (one with shard
+    markers), when that stage finished it (its ``_summary.json`` is written last).
+    """
     if need.path is not None:
-        path = expand(need.path)
-        return None if Path(path).exists() else f"{path} ({need.why})"
+        path = Path(expand(need.path))
+        if not path.exists():
+            return f"{path} ({need.why})"
+        if (path / "_markers").is_dir() and not (path / "_summary.json").is_file():
+            return (f"{path} is unfinished: it has shard markers but no _summary.json, which "
+                    f"its stage writes last; run the stage again to finish it ({need.why})")
+        return None
     if need.module is not None:
         try:
             found = importlib.util.find_spec(need.module) is not None

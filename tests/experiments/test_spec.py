@@ -8,10 +8,13 @@ import pytest
 import yaml
 
 from paralib.experiments import NotRunnable, list_experiments, load_experiment
+from paralib.experiments.needs import unmet
 from paralib.experiments.overrides import OverrideError, apply, set_path
 from paralib.experiments.plan import plan_runs, run_tree
 from paralib.experiments.runner import check_runnable
-from paralib.experiments.spec import EXPERIMENTS_DIR, ExperimentError, parse_experiment
+from paralib.experiments.spec import EXPERIMENTS_DIR, ExperimentError, Need, parse_experiment
+from paralib.io.shards import write_marker
+from paralib.io.stage import StageReport, finish
 
 RUNNABLE = set(list_experiments())   # all 14 (their data outputs are checked per run)
 
@@ -35,6 +38,23 @@ def test_an_experiment_with_unmet_needs_says_what_it_needs(tree, tmp_path):
     with pytest.raises(NotRunnable, match=f"experiment {exp.name} is not yet runnable: needs "
                                           r"a thing \(the paper used it\); .*missing-model"):
         check_runnable(exp)
+
+
+def test_a_stage_output_stopped_part_way_is_an_unmet_need(tmp_path):
+    out = str(tmp_path / "score")
+    need = Need(path=out, why="scored pairs")
+    assert unmet(need) == f"{out} (scored pairs)"
+    counts = {"rows_in": 3, "rows_out": 2, "rows_rejected": 1, "hypotheses": 2,
+              "reasons": {"empty": 1}}
+    write_marker(out, "m30k-00000", counts)          # one shard done, the stage killed
+    assert "unfinished" in unmet(need) and "_summary.json" in unmet(need)
+    report = StageReport(output=out, shards=1)
+    report.add(counts)
+    finish(report, None, 0.0)                        # the stage's last write
+    assert unmet(need) is None
+    plain = tmp_path / "model"                       # not a stage output: existing is enough
+    plain.mkdir()
+    assert unmet(Need(path=str(plain), why="a model")) is None
 
 
 @pytest.mark.parametrize("name", sorted(RUNNABLE))
