@@ -7,6 +7,7 @@ import typing
 from pathlib import Path
 
 from paralib.experiments.spec import Need
+from paralib.io.shards import SUMMARY, stopped_part_way
 from paralib.paths import expand
 
 
@@ -27,8 +28,8 @@ def unmet(need: Need) -> str | None:
         path = Path(expand(need.path))
         if not path.exists():
             return f"{path} ({need.why})"
-        if (path / "_markers").is_dir() and not (path / "_summary.json").is_file():
-            return (f"{path} is unfinished: it has shard markers but no _summary.json, which "
+        if stopped_part_way(str(path)):
+            return (f"{path} is unfinished: it has shard markers but no {SUMMARY}, which "
                     f"its stage writes last; run the stage again to finish it ({need.why})")
         return None
     if need.module is not None:

@@ -14,7 +14,6 @@ import time
 
 import numpy as np
 import pandas as pd
-import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from paralib.config import Config
@@ -22,7 +21,7 @@ from paralib.filters.base import Scorer, ScorerError, get_scorer
 from paralib.filters.config import ScorerSpec
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
-from paralib.io.shards import parquet_files, write_marker
+from paralib.io.shards import marker_keys, parquet_files, write_marker
 from paralib.io.stage import StageReport, collect, fingerprint, finish, pending, write_parts
 from paralib.runtime import init_ray
 
@@ -35,9 +34,7 @@ def input_shards(folder: str, s3: S3Options | None) -> dict[str, list[str]]:
     Raises :class:`FileNotFoundError` when the folder holds no completed shard.
     """
     fs, inner = pfs.resolve(folder, s3)
-    sel = pafs.FileSelector(pfs.join(inner, "_markers"), allow_not_found=True)
-    keys = sorted(i.base_name[: -len(".json")] for i in fs.get_file_info(sel)
-                  if i.base_name.endswith(".json"))
+    keys = marker_keys(folder, s3)
     if not keys:
         raise FileNotFoundError(f"no completed shard in {folder} (no {folder}/_markers/*.json)")
     # (a shard whose every row was a reject has a marker and no data files)

@@ -23,10 +23,37 @@ import pyarrow.parquet as pq
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
 
+MARKERS = "_markers"
+SUMMARY = "_summary.json"
+
 
 def marker_path(out: str, key: str) -> str:
     """Path of the completion marker of shard ``key``."""
-    return pfs.join(out, "_markers", f"{key}.json")
+    return pfs.join(out, MARKERS, f"{key}.json")
+
+
+def summary_path(out: str) -> str:
+    """Path of the totals a stage writes last, once every shard is complete."""
+    return pfs.join(out, SUMMARY)
+
+
+def marker_keys(out: str, s3: S3Options | None = None) -> list[str]:
+    """Sorted keys of the complete shards of ``out`` (none when it has no markers)."""
+    import pyarrow.fs as pafs
+
+    fs, inner = pfs.resolve(out, s3)
+    sel = pafs.FileSelector(pfs.join(inner, MARKERS), allow_not_found=True)
+    return sorted(i.base_name[: -len(".json")] for i in fs.get_file_info(sel)
+                  if i.base_name.endswith(".json"))
+
+
+def stopped_part_way(out: str, s3: S3Options | None = None) -> bool:
+    """True when ``out`` has a markers folder but no summary: its stage did not finish."""
+    import pyarrow.fs as pafs
+
+    fs, inner = pfs.resolve(out, s3)
+    has_markers = fs.get_file_info(pfs.join(inner, MARKERS)).type != pafs.FileType.NotFound
+    return has_markers and not pfs.exists(summary_path(out), s3)
 
 
 def read_marker(out: str, key: str, s3: S3Options | None = None) -> dict | None:

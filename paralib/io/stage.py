@@ -20,7 +20,13 @@ from tqdm import tqdm
 
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
-from paralib.io.shards import clear_partial, read_marker, write_marker, write_part
+from paralib.io.shards import (
+    clear_partial,
+    read_marker,
+    summary_path,
+    write_marker,
+    write_part,
+)
 
 REJECT_COLUMNS = ["id", "corpus", "src_lang", "line", "reason", "raw"]
 REJECT_SCHEMA = pa.schema(
@@ -168,8 +174,8 @@ def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageRe
 def finish(report: StageReport, s3: S3Options | None, t0: float) -> StageReport:
     """Write ``_summary.json`` and check that every input row is accounted for."""
     report.seconds = time.perf_counter() - t0
-    pfs.write_bytes(pfs.join(report.output, "_summary.json"),
-                    json.dumps(asdict(report), indent=2).encode(), s3)
+    pfs.write_bytes(summary_path(report.output), json.dumps(asdict(report), indent=2).encode(),
+                    s3)
     if not report.balanced():
         raise RuntimeError(f"row accounting does not balance: {report.text()}")
     return report
