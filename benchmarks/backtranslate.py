@@ -91,7 +91,10 @@ def run_hf(hf: Path, sents: list[str], beam: int, threads: int, batch: int,
             for i, text in zip(idx, tok.batch_decode(gen, skip_special_tokens=True),
                                strict=True):
                 outs[i] = text
-    return time.perf_counter() - t0, outs, at_split
+    seconds = time.perf_counter() - t0
+    if split and not by_length and at_split is None:  # split >= the last batch's start
+        at_split = (len(order), seconds)
+    return seconds, outs, at_split
 
 
 def write_inputs(folder: Path, de: list[str], en: list[str]) -> tuple[str, str]:
