@@ -3,6 +3,7 @@
     paralib experiment mega-batching --size small     # train, evaluate, write docs/RESULTS.md
     paralib experiment encoders --smoke --out /tmp/x  # tiny end-to-end check (own RESULTS.md)
     paralib experiment --list                         # every experiment and whether it runs
+    paralib experiment noise --set train.workers=2    # every run's config, after the sizes'
 
 Runs already made (same config, same evaluation) are reused, so an interrupted experiment
 resumes. Exit status: 0 done, 1 some run failed, 2 the experiment is invalid or not yet
@@ -12,6 +13,7 @@ runnable (the message says what it needs).
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 
 from paralib.experiments.spec import SIZES, ExperimentError, list_experiments, load_experiment
@@ -33,6 +35,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    "(default: docs/RESULTS.md; OUT/NAME/smoke/RESULTS.md for --smoke)")
     p.add_argument("--plots", default=None, help="folder of the plot (default: "
                    "docs/results/experiments; beside the results for --smoke)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a value of every run's config, after the experiment's and "
+                   "the size's (e.g. --set train.workers=2); changed runs train again")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
     return p
 
@@ -63,8 +68,14 @@ def run(args: argparse.Namespace) -> int:
     if not args.name:
         print("paralib experiment: give an experiment NAME or --list", file=sys.stderr)
         return 2
+    from paralib.config import ConfigError, parse_override
     from paralib.experiments.runner import run_experiment
 
+    try:
+        overrides = dict(parse_override(item) for item in args.overrides)
+    except ConfigError as exc:
+        print(f"paralib experiment: {exc}", file=sys.stderr)
+        return 2
     size = "smoke" if args.smoke else args.size
     argv = ["paralib", "experiment", args.name] + (["--smoke"] if size == "smoke" else
                                                    ["--size", size] if size != "full" else [])
@@ -72,10 +83,12 @@ def run(args: argparse.Namespace) -> int:
         value = getattr(args, flag)
         if value is not None and (flag != "out" or value != "output/experiments"):
             argv += [f"--{flag}", value]
+    for item in args.overrides:
+        argv += ["--set", shlex.quote(item)]
     try:
         result = run_experiment(args.name, size=size, out=args.out, results=args.results,
                                 plots=args.plots, progress=not args.no_progress,
-                                command=" ".join(argv))
+                                command=" ".join(argv), overrides=overrides)
     except ExperimentError as exc:
         print(f"paralib experiment: {exc}", file=sys.stderr)
         return 2

@@ -2,8 +2,10 @@
 its folder, what it still needs, and fingerprints that tell a finished run from a changed one.
 
 A run's config tree is the experiment's ``base``, then the run's overrides, then the size's
-overrides for every run, then those of the size's ``match`` globs that name the run. Paths the
-runner owns (the model folder, the selection, Ray Train storage) are set last.
+overrides for every run, then those of the size's ``match`` globs that name the run, then the
+command line's ``--set`` overrides (every run). Paths the runner owns (the model folder, the
+selection, Ray Train storage) are set last; a tuned run's candidates set their parameters
+after that.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,24 +62,31 @@ def fingerprint(value: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def run_tree(exp: Experiment, name: str, size: str) -> dict:
+def run_tree(exp: Experiment, name: str, size: str,
+             overrides: Mapping[str, Any] | None = None) -> dict:
     """The config tree of run ``name`` at ``size``, before the runner's paths."""
     spec = exp.all_runs()[name]
     sz = exp.sizes[size]  # type: ignore[index]
     try:
         tree = apply(exp.base, spec.set)
         tree = apply(tree, sz.set)
-        for pattern, overrides in sz.match.items():
+        for pattern, matched in sz.match.items():
             if fnmatch.fnmatchcase(name, pattern):
-                tree = apply(tree, overrides)
+                tree = apply(tree, matched)
     except OverrideError as exc:
         raise ExperimentError(f"experiment {exp.name}, run '{name}' ({size}): {exc}") from None
-    return tree
+    try:
+        return apply(tree, overrides or {})
+    except OverrideError as exc:
+        raise ExperimentError(f"experiment {exp.name}, run '{name}' ({size}), --set: "
+                              f"{exc}") from None
 
 
-def plan_runs(exp: Experiment, size: str, out: Path) -> list[RunPlan]:
+def plan_runs(exp: Experiment, size: str, out: Path,
+              overrides: Mapping[str, Any] | None = None) -> list[RunPlan]:
     """Every run of ``exp`` at ``size`` with its folder under ``out``; configs are validated
-    for the runs whose needs are met (a bad one is an error before any work starts)."""
+    for the runs whose needs are met (a bad one is an error before any work starts).
+    ``overrides`` (dotted key → value) apply to every run's config."""
     sz = exp.sizes[size]  # type: ignore[index]
     made = exp.runs_at(size)
     settings = {**exp.evaluate.settings, **sz.evaluate}
@@ -91,9 +101,9 @@ def plan_runs(exp: Experiment, size: str, out: Path) -> list[RunPlan]:
         plan.missing = unmet_all(needs)
         plan.properties = spec.properties
         if not (spec.baseline or spec.report) and not plan.skipped and not plan.missing:
-            plan.config = _config(exp, name, size, folder, out)
+            plan.config = _config(exp, name, size, folder, out, overrides)
             if spec.tune is not None:
-                _add_candidates(plan, exp, size, out, spec.tune)
+                _add_candidates(plan, exp, size, out, spec.tune, overrides)
         train = (plan.config.model_dump(mode="json") if plan.config
                  else spec.baseline or plan.report)
         plan.train_key = _train_key(train, sz.engine, spec.trained, spec.select)
@@ -112,7 +122,8 @@ def _train_key(train: Any, engine: str, trained: Any, select: Any) -> str:
                         "select": select})
 
 
-def _add_candidates(plan: RunPlan, exp: Experiment, size: str, out: Path, tune) -> None:
+def _add_candidates(plan: RunPlan, exp: Experiment, size: str, out: Path, tune,
+                    overrides: Mapping[str, Any] | None) -> None:
     """One candidate plan per combination of the tuned parameters (2017 §5.5-5.7), each in
     ``RUN/tune/CANDIDATE/`` with its own selection and model."""
     from paralib.experiments.tuned import apply_candidate, candidates, label
@@ -122,7 +133,7 @@ def _add_candidates(plan: RunPlan, exp: Experiment, size: str, out: Path, tune) 
     for params in candidates(tune, size):
         name = label(params)
         folder = plan.folder / "tune" / slug(name)
-        cfg = apply_candidate(_config(exp, plan.name, size, folder, out), params)
+        cfg = apply_candidate(_config(exp, plan.name, size, folder, out, overrides), params)
         cfg.train.name = slug(f"{exp.name}-{size}-{plan.name}-{name}")
         cand = RunPlan(name=name, folder=folder, config=cfg, select=plan.select,
                        trained=plan.trained, engine=plan.engine, params=params)
@@ -131,9 +142,10 @@ def _add_candidates(plan: RunPlan, exp: Experiment, size: str, out: Path, tune) 
         plan.candidates.append(cand)
 
 
-def _config(exp: Experiment, name: str, size: str, folder: Path, out: Path) -> Config:
-    tree = substitute(run_tree(exp, name, size), {"selection": str(folder / "selection"),
-                                                  "run": str(folder)})
+def _config(exp: Experiment, name: str, size: str, folder: Path, out: Path,
+            overrides: Mapping[str, Any] | None) -> Config:
+    tree = substitute(run_tree(exp, name, size, overrides),
+                      {"selection": str(folder / "selection"), "run": str(folder)})
     train = tree.setdefault("train", {})
     train["output"] = str(folder / "model")
     train["storage_path"] = str((out / "ray-train").resolve())

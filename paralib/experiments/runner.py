@@ -25,7 +25,7 @@ import shutil
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -293,12 +293,15 @@ def _relative(target: Path, start: Path) -> str:
 def run_experiment(name: str, size: str = "full", out: str | Path = "output/experiments",
                    results: str | Path | None = None, plots: str | Path | None = None,
                    progress: bool = True, echo: Callable[[str], None] | None = None,
-                   command: str | None = None) -> ExperimentResult:
+                   command: str | None = None,
+                   overrides: Mapping[str, Any] | None = None) -> ExperimentResult:
     """Run experiment ``name`` at ``size`` and write its section of the results book.
 
     ``results`` is the Markdown file (default ``docs/RESULTS.md``, or ``OUT/RESULTS.md`` for
     a smoke run, so that a smoke run never replaces a real section); ``plots`` the folder of
     its plot (default ``docs/results/experiments``, or ``OUT/plots`` for smoke).
+    ``overrides`` (dotted key → value, the command line's ``--set``) apply to every run's
+    config after the experiment's own; runs they change are trained again.
     """
     if size not in SIZES:
         raise ExperimentError(f"unknown size '{size}' (sizes: {', '.join(SIZES)})")
@@ -314,7 +317,7 @@ def run_experiment(name: str, size: str = "full", out: str | Path = "output/expe
     book = Path(results) if results else (folder / "RESULTS.md" if smoke else BOOK)
     plot_dir = Path(plots) if plots else (folder / "plots" if smoke else PLOTS)
     settings = _settings(exp, size)
-    plans = plan_runs(exp, size, folder)  # every config validated before any work
+    plans = plan_runs(exp, size, folder, overrides)  # every config validated before work
     now = _now()
     t0 = time.perf_counter()
     records: dict[str, dict[str, Any]] = {}

@@ -112,7 +112,10 @@ def test_cli_parses_and_lists(capsys):
     args = _parser().parse_args(["experiment", "mega-batching", "--smoke", "--out", "/x"])
     assert (args.name, args.smoke, args.out, args.size) == ("mega-batching", True, "/x", "full")
     args = _parser().parse_args(["experiment", "encoders", "--size", "small"])
-    assert args.size == "small" and not args.smoke
+    assert args.size == "small" and not args.smoke and args.overrides == []
+    args = _parser().parse_args(["experiment", "noise", "--set", "train.workers=2", "--set",
+                                 "train.lr=0.01"])
+    assert args.overrides == ["train.workers=2", "train.lr=0.01"]
     assert cli.run(_parser().parse_args(["experiment", "--list"])) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 14 and lines[6].split()[:2] == ["7", "mega-batching"]
@@ -125,6 +128,14 @@ def test_cli_errors(capsys, tmp_path):
     assert cli.run(_parser().parse_args(["experiment"])) == 2
     assert cli.run(_parser().parse_args(["experiment", "no-such-thing"])) == 2
     assert "no experiment 'no-such-thing'" in capsys.readouterr().err
+    assert cli.run(_parser().parse_args(["experiment", "mega-batching", "--set",
+                                         "train.epochs"])) == 2
+    assert "--set expects key=value, got 'train.epochs'" in capsys.readouterr().err
+    assert cli.run(_parser().parse_args(["experiment", "mega-batching", "--smoke", "--out",
+                                         str(tmp_path), "--set", "train.epochz=1"])) == 2
+    err = capsys.readouterr().err
+    assert "run 'WORD M=1' (smoke)" in err and "train.epochz: unknown key" in err
+    assert not (tmp_path / "mega-batching").exists()  # nothing ran
     tree = yaml.safe_load((EXPERIMENTS_DIR / "folds.yaml").read_text())
     tree["needs"] = [{"todo": "a capability paralib lacks", "why": "to test the message"}]
     path = tmp_path / "folds.yaml"

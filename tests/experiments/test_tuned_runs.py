@@ -159,3 +159,35 @@ def test_a_tuned_grid_fragment_merges():
     runs = exp.all_runs()
     assert runs["Tuned x"].tune is not None and runs["Fixed x"].tune is None
     assert runs["Tuned x"].set == {"train.epochs": 2}
+
+
+def test_command_line_overrides_come_after_the_runs_and_before_the_candidates(crafted,
+                                                                             tmp_path):
+    path, trained = crafted
+    runner.run_experiment(str(path), size="smoke", out=tmp_path / "out", echo=lambda _: None)
+    trained.clear()
+    result = runner.run_experiment(str(path), size="smoke", out=tmp_path / "out",
+                                   echo=lambda _: None, overrides={"train.lr": 0.3})
+    # Fixed's own lr (0.1) is overridden, so it trains again; each candidate still sets its
+    # tuned lr, so its config is unchanged and its model reused
+    assert trained == [0.3]
+    assert not result.records["Fixed"].get("reused")
+    assert result.records["Tuned"]["reused"]
+    assert result.table.cells[("Fixed", "STS")].ours == TEST[0.3]
+
+
+def test_command_line_overrides_reach_every_config_and_are_validated(tmp_path):
+    from paralib.experiments.plan import plan_runs
+
+    exp = parse_experiment(copy.deepcopy(TREE), "toy-tuned.yaml")
+    plans = plan_runs(exp, "smoke", tmp_path, {"train.epochs": 3, "train.workers": 2})
+    configs = [plans[0].config] + [c.config for c in plans[1].candidates]
+    assert len(configs) == 4
+    assert all(c.train.epochs == 3 and c.train.workers == 2 for c in configs)
+    assert [c.train.lr for c in configs] == [0.1, 0.1, 0.2, 0.3]
+    with pytest.raises(ExperimentError, match=r"(?s)run 'Fixed' \(smoke\).*train\.epochz: "
+                                              r"unknown key"):
+        plan_runs(exp, "smoke", tmp_path, {"train.epochz": 3})
+    with pytest.raises(ExperimentError, match=r"--set: override 'train\.lr\.x': 'lr' is a "
+                                              r"value, not a section"):
+        plan_runs(exp, "smoke", tmp_path, {"train.lr.x": 3})
