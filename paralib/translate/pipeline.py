@@ -39,20 +39,17 @@ def actor_plan(bt: BacktranslateConfig, resources: dict) -> dict:
 
     ``device: auto`` uses one GPU per actor when the cluster reports GPUs (at most one actor
     per GPU), CPU actors otherwise. On CPU each actor reserves ``num_cpus_per_actor`` and runs
-    ``intra_threads`` threads per batch. ``inter_threads`` batches are translated in parallel
-    inside one actor (CTranslate2 keeps one model replica per thread, on CPU or on the actor's
-    GPU). ``device: cuda`` requests GPUs even when none is up yet, so an autoscaler starts
-    GPU nodes.
+    ``intra_threads`` threads. ``device: cuda`` requests GPUs even when none is up yet, so an
+    autoscaler starts GPU nodes.
     """
     gpus = int(resources.get("GPU", 0))
     use_gpu = bt.device == "cuda" or (bt.device == "auto" and gpus > 0)
     if use_gpu:
         size = bt.actors if bt.device == "cuda" else max(1, min(bt.actors, gpus))
         return {"device": "cuda", "num_gpus": 1, "num_cpus": 1, "min": min(bt.min_actors, size),
-                "max": size, "intra_threads": 1, "inter_threads": bt.inter_threads}
+                "max": size, "intra_threads": 1}
     return {"device": "cpu", "num_gpus": 0, "num_cpus": bt.num_cpus_per_actor,
-            "min": bt.min_actors, "max": bt.actors, "intra_threads": bt.intra_threads,
-            "inter_threads": bt.inter_threads}
+            "min": bt.min_actors, "max": bt.actors, "intra_threads": bt.intra_threads}
 
 
 def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputConfig],
@@ -73,8 +70,7 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
         pfs.delete_dir(opts.output, s3)
     report = StageReport(output=opts.output, unit=unit, shards=len(shards))
     options = opts.model_dump(exclude={"output", "overwrite", "actors", "min_actors",
-                                       "num_cpus_per_actor", "intra_threads", "inter_threads",
-                                       "device",
+                                       "num_cpus_per_actor", "intra_threads", "device",
                                        "actor_resources", "rows_per_batch", "compute_type"})
     prints = {s.key: fingerprint(s.to_dict(), options, cfg.bitext.max_chars,
                                  [leg.__dict__ for leg in legs]) for s in shards}
@@ -100,7 +96,6 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
                 fn_constructor_kwargs={
                     "model": leg.model, "options": options, "device": plan["device"],
                     "compute_type": opts.compute_type, "intra_threads": plan["intra_threads"],
-                    "inter_threads": plan["inter_threads"],
                     "source_column": leg.source, "target_columns": leg.targets},
                 batch_size=opts.rows_per_batch,
                 batch_format="pandas",

@@ -54,14 +54,12 @@ class TranslateActor:
 
     def __init__(self, model: str, options: dict, device: str = "auto",
                  compute_type: str = "auto", intra_threads: int = 1,
-                 inter_threads: int = 1,
                  source_column: str = "src",
                  target_columns: tuple[str, str, str] = ("trans", "rank", "cost")):
         from paralib.translate.translator import Translator
 
         self.translator = Translator(model, device=device, compute_type=compute_type,
-                                     intra_threads=intra_threads,
-                                     inter_threads=inter_threads)
+                                     intra_threads=intra_threads)
         self.options = options
         self.source_column = source_column
         self.text, self.rank, self.cost = target_columns

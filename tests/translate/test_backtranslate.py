@@ -129,26 +129,6 @@ def test_resume_after_a_real_kill(tiny_mt, m30k, tmp_path):
      ("auto", 1, ("cuda", 1, 1, 1)), ("cuda", 0, ("cuda", 1, 1, 2))],
 )
 def test_actor_plan(device, gpus, expected):
-    bt = load_config(None, [f"backtranslate.device={device}",
-                            "backtranslate.inter_threads=2"]).backtranslate
+    bt = load_config(None, [f"backtranslate.device={device}"]).backtranslate
     plan = actor_plan(bt, {"CPU": 16, "GPU": gpus} if gpus else {"CPU": 2})
     assert (plan["device"], plan["num_gpus"], plan["num_cpus"], plan["max"]) == expected
-    assert plan["inter_threads"] == 2
-    assert plan["intra_threads"] == (1 if expected[0] == "cuda" else bt.intra_threads)
-
-
-def test_parallel_batches_in_one_actor_translate_the_same(tiny_mt, m30k):
-    """``inter_threads`` only changes how batches are scheduled, never the k-best lists."""
-    import pandas as pd
-
-    from paralib.mt.train import read_text
-    from paralib.translate.stages import TranslateActor
-
-    src = read_text(m30k["val_de"])[:120]
-    batch = pd.DataFrame({"src": src, "reason": [""] * len(src)})
-    options = {"beam_size": 4, "num_hypotheses": 2, "max_decoding_length": 40,
-               "max_batch_size": 256, "batch_type": "tokens"}
-    outs = [TranslateActor(f"{tiny_mt}/ct2-int8", options, device="cpu", inter_threads=n)(
-        batch.copy()) for n in (1, 2)]
-    assert len(outs[0]) == 240
-    pd.testing.assert_frame_equal(outs[0], outs[1])
