@@ -11,13 +11,18 @@ in experiment-number order::
 
 Writing a section replaces only the text between its markers (or inserts it in number order);
 everything else in the file, such as sections other people write above the region, is left
-byte for byte as it was.
+byte for byte as it was. Experiments running side by side write one at a time (a lock file
+``.RESULTS.md.lock`` beside the book) and each write replaces the file whole, so no section is
+lost and a reader never sees half a file.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
+
+from filelock import FileLock
 
 REGION_BEGIN, REGION_END = "<!-- experiments:begin -->", "<!-- experiments:end -->"
 REGION_HEAD = ("## Experiments\n\nReproductions of the papers' tables (issue 7), each written by "
@@ -80,7 +85,10 @@ def section_names(text: str) -> list[str]:
 
 def write_section(path: Path, number: int, name: str, body: str) -> Path:
     """Replace (or add) one experiment's section of the results file at ``path``."""
-    text = path.read_text(encoding="utf-8") if path.is_file() else BOOK_HEAD
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(replace_section(text, number, name, body), encoding="utf-8")
+    with FileLock(path.with_name(f".{path.name}.lock")):
+        text = path.read_text(encoding="utf-8") if path.is_file() else BOOK_HEAD
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(replace_section(text, number, name, body), encoding="utf-8")
+        os.replace(tmp, path)
     return path

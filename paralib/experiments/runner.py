@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from paralib.experiments.book import write_section
+from paralib.experiments.lock import run_lock
 from paralib.experiments.needs import unmet_all
 from paralib.experiments.plan import RunPlan, plan_runs
 from paralib.experiments.plots import plot_table
@@ -318,35 +319,36 @@ def run_experiment(name: str, size: str = "full", out: str | Path = "output/expe
     plot_dir = Path(plots) if plots else (folder / "plots" if smoke else PLOTS)
     settings = _settings(exp, size)
     plans = plan_runs(exp, size, folder, overrides)  # every config validated before work
-    now = _now()
-    t0 = time.perf_counter()
-    records: dict[str, dict[str, Any]] = {}
-    for i, plan in enumerate(plans, 1):
-        t = time.perf_counter()
-        records[plan.name] = rec = run_one(plan, exp, size, settings, progress)
-        extra = f" ({rec.get('message')})" if rec["status"] != "ok" else \
-            " (reused)" if rec.get("reused") else ""
-        say(f"[{exp.name} {size}] {i}/{len(plans)} {plan.name}: {rec['status']}{extra} "
-            f"in {time.perf_counter() - t:.0f} s")
-    seconds = time.perf_counter() - t0
-    table = build_table(exp, records)
-    plot_path = None
-    if exp.plot:
-        plot_path = plot_table(table, exp.plot, f"{exp.title} ({exp.paper.table})",
-                               plot_dir / f"{exp.name}.png")
-    reused = [r for r in records.values() if r["status"] == "ok" and r.get("reused")]
-    info = RunInfo(size=size, command=command or _command(exp.name, size, None if not smoke
-                                                          else out_root, results and book),
-                   seconds=seconds, started=now["at"], cpus=os.cpu_count() or 0,
-                   load=now["load"],
-                   made=sum(r["status"] == "ok" and not r.get("reused")
-                            for r in records.values()),
-                   reused=len(reused),
-                   reused_seconds=sum(sum(v for v in r["seconds"].values() if v)
-                                      for r in reused),
-                   reused_made=[r["made"] for r in reused if r.get("made")],
-                   plot=_relative(plot_path, book.parent) if plot_path else None)
-    write_section(book, exp.number, exp.name, render_section(exp, table, records, info))
-    say(f"[{exp.name} {size}] wrote {book}" + (f" and {plot_path}" if plot_path else "")
-        + f" in {seconds:.0f} s")
-    return ExperimentResult(exp, size, records, table, seconds, book, plot_path)
+    with run_lock(folder, f"experiment {exp.name} ({size})"):
+        now = _now()
+        t0 = time.perf_counter()
+        records: dict[str, dict[str, Any]] = {}
+        for i, plan in enumerate(plans, 1):
+            t = time.perf_counter()
+            records[plan.name] = rec = run_one(plan, exp, size, settings, progress)
+            extra = f" ({rec.get('message')})" if rec["status"] != "ok" else \
+                " (reused)" if rec.get("reused") else ""
+            say(f"[{exp.name} {size}] {i}/{len(plans)} {plan.name}: {rec['status']}{extra} "
+                f"in {time.perf_counter() - t:.0f} s")
+        seconds = time.perf_counter() - t0
+        table = build_table(exp, records)
+        plot_path = None
+        if exp.plot:
+            plot_path = plot_table(table, exp.plot, f"{exp.title} ({exp.paper.table})",
+                                   plot_dir / f"{exp.name}.png")
+        reused = [r for r in records.values() if r["status"] == "ok" and r.get("reused")]
+        info = RunInfo(size=size, command=command or _command(exp.name, size, None if not smoke
+                                                              else out_root, results and book),
+                       seconds=seconds, started=now["at"], cpus=os.cpu_count() or 0,
+                       load=now["load"],
+                       made=sum(r["status"] == "ok" and not r.get("reused")
+                                for r in records.values()),
+                       reused=len(reused),
+                       reused_seconds=sum(sum(v for v in r["seconds"].values() if v)
+                                          for r in reused),
+                       reused_made=[r["made"] for r in reused if r.get("made")],
+                       plot=_relative(plot_path, book.parent) if plot_path else None)
+        write_section(book, exp.number, exp.name, render_section(exp, table, records, info))
+        say(f"[{exp.name} {size}] wrote {book}" + (f" and {plot_path}" if plot_path else "")
+            + f" in {seconds:.0f} s")
+        return ExperimentResult(exp, size, records, table, seconds, book, plot_path)

@@ -191,3 +191,14 @@ def test_command_line_overrides_reach_every_config_and_are_validated(tmp_path):
     with pytest.raises(ExperimentError, match=r"--set: override 'train\.lr\.x': 'lr' is a "
                                               r"value, not a section"):
         plan_runs(exp, "smoke", tmp_path, {"train.lr.x": 3})
+
+
+def test_a_second_invocation_of_the_same_size_trains_nothing(crafted, tmp_path):
+    from paralib.experiments.lock import run_lock
+
+    path, trained = crafted
+    first = run_lock(tmp_path / "out" / "toy-tuned" / "smoke", "the first invocation")
+    with first, pytest.raises(ExperimentError, match="already running in another process"):
+        runner.run_experiment(str(path), size="smoke", out=tmp_path / "out",
+                              echo=lambda _: None)
+    assert trained == []
