@@ -89,6 +89,9 @@ def write_section(path: Path, number: int, name: str, body: str) -> Path:
     with FileLock(path.with_name(f".{path.name}.lock")):
         text = path.read_text(encoding="utf-8") if path.is_file() else BOOK_HEAD
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(replace_section(text, number, name, body), encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            tmp.write_text(replace_section(text, number, name, body), encoding="utf-8")
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
     return path

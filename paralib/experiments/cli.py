@@ -13,10 +13,15 @@ runnable (the message says what it needs).
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 
-from paralib.experiments.spec import SIZES, ExperimentError, list_experiments, load_experiment
+from paralib.experiments.spec import (
+    DEFAULT_OUT,
+    SIZES,
+    ExperimentError,
+    list_experiments,
+    load_experiment,
+)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -29,8 +34,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--size", choices=SIZES, default="full",
                    help="smoke (tiny, seconds), small (minutes here) or full (default)")
     p.add_argument("--smoke", action="store_true", help="same as --size smoke")
-    p.add_argument("--out", default="output/experiments",
-                   help="folder of the runs (default: output/experiments)")
+    p.add_argument("--out", default=DEFAULT_OUT,
+                   help=f"folder of the runs (default: {DEFAULT_OUT})")
     p.add_argument("--results", default=None, help="results file to write the section into "
                    "(default: docs/RESULTS.md; OUT/NAME/smoke/RESULTS.md for --smoke)")
     p.add_argument("--plots", default=None, help="folder of the plot (default: "
@@ -68,27 +73,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.name:
         print("paralib experiment: give an experiment NAME or --list", file=sys.stderr)
         return 2
-    from paralib.config import ConfigError, parse_override
     from paralib.experiments.runner import run_experiment
 
-    try:
-        overrides = dict(parse_override(item) for item in args.overrides)
-    except ConfigError as exc:
-        print(f"paralib experiment: {exc}", file=sys.stderr)
-        return 2
     size = "smoke" if args.smoke else args.size
-    argv = ["paralib", "experiment", args.name] + (["--smoke"] if size == "smoke" else
-                                                   ["--size", size] if size != "full" else [])
-    for flag in ("out", "results", "plots"):
-        value = getattr(args, flag)
-        if value is not None and (flag != "out" or value != "output/experiments"):
-            argv += [f"--{flag}", value]
-    for item in args.overrides:
-        argv += ["--set", shlex.quote(item)]
     try:
         result = run_experiment(args.name, size=size, out=args.out, results=args.results,
                                 plots=args.plots, progress=not args.no_progress,
-                                command=" ".join(argv), overrides=overrides)
+                                overrides=args.overrides)
     except ExperimentError as exc:
         print(f"paralib experiment: {exc}", file=sys.stderr)
         return 2

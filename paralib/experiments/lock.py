@@ -1,9 +1,10 @@
-"""One invocation per experiment and size at a time.
+"""One invocation per experiment at a time.
 
-A second ``paralib experiment NAME`` at the same size would train the same runs into the same
-folders and race on their files; it stops at once with a clear message instead. The lock is
-the operating system's (``flock`` through :mod:`filelock`), so it goes with its process, a
-killed one included, and never needs cleaning up.
+A second ``paralib experiment NAME`` would train the same runs into the same folders and
+write the same section and plot, racing on their files; it stops at once with a clear message
+instead. Other experiments run side by side. The lock is the operating system's (``flock``
+through :mod:`filelock`, never its soft fallback), so it goes with its process, a killed one
+included, and never needs cleaning up.
 """
 
 from __future__ import annotations
@@ -23,13 +24,12 @@ LOCK_NAME = ".run.lock"
 def run_lock(folder: Path, what: str) -> Iterator[None]:
     """Hold ``folder``'s run lock while the block runs; ``what`` names it in the error."""
     folder.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(folder / LOCK_NAME, timeout=0)
+    lock = FileLock(folder / LOCK_NAME, timeout=0, fallback_to_soft=False)
     try:
         lock.acquire()
     except Timeout:
         raise ExperimentError(f"{what} is already running in another process (lock "
-                              f"{folder / LOCK_NAME}); wait for it to end, or give another "
-                              "--out") from None
+                              f"{folder / LOCK_NAME}); wait for it to end") from None
     try:
         yield
     finally:

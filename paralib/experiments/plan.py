@@ -155,4 +155,17 @@ def _config(exp: Experiment, name: str, size: str, folder: Path, out: Path,
     try:
         return Config.model_validate(tree)
     except ValidationError as exc:
-        raise ExperimentError(format_errors(exc, f"{exp.name}, run '{name}' ({size})")) from None
+        text = format_errors(exc, f"{exp.name}, run '{name}' ({size})")
+        if overrides and _valid_without(exp, name, size, folder, out):
+            text = (f"--set {', '.join(overrides)} makes an invalid config (the experiment's "
+                    "own is valid):\n" + text.split("\n", 1)[1])
+        raise ExperimentError(text) from None
+
+
+def _valid_without(exp: Experiment, name: str, size: str, folder: Path, out: Path) -> bool:
+    """Whether run ``name``'s config is valid without the command line's overrides."""
+    try:
+        _config(exp, name, size, folder, out, None)
+    except ExperimentError:
+        return False
+    return True

@@ -25,7 +25,7 @@ import shutil
 import sys
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,6 +38,7 @@ from paralib.experiments.plan import RunPlan, plan_runs
 from paralib.experiments.plots import plot_table
 from paralib.experiments.render import RunInfo, render_section
 from paralib.experiments.spec import (
+    DEFAULT_OUT,
     SIZES,
     Experiment,
     ExperimentError,
@@ -50,6 +51,8 @@ from paralib.paths import PROJECT_ROOT
 log = logging.getLogger(__name__)
 
 BOOK = PROJECT_ROOT / "docs" / "RESULTS.md"
+# set by the runner for every run (its own folders), after the overrides
+RUNNER_KEYS = frozenset({"train.output", "train.name", "train.storage_path", "select.output"})
 PLOTS = PROJECT_ROOT / "docs" / "results" / "experiments"
 RECORD = "run.json"
 
@@ -277,32 +280,56 @@ def _now() -> dict[str, Any]:
     return {"at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "load": _load()}
 
 
-def _command(name: str, size: str, out: Path | None, results: Path | None) -> str:
+def command_line(name: str, size: str, out: str | Path = DEFAULT_OUT,
+                 results: str | Path | None = None, plots: str | Path | None = None,
+                 overrides: Sequence[str] = ()) -> str:
+    """The ``paralib experiment`` command that runs ``name`` so, quoted for a shell."""
     cmd = ["paralib", "experiment", name] + (["--smoke"] if size == "smoke" else
                                              [] if size == "full" else ["--size", size])
-    if out is not None:
+    if Path(out) != Path(DEFAULT_OUT):
         cmd += ["--out", str(out)]
-    if results is not None:
-        cmd += ["--results", str(results)]
+    for flag, value in (("--results", results), ("--plots", plots)):
+        if value is not None:
+            cmd += [flag, str(value)]
+    for item in overrides:
+        cmd += ["--set", item]
     return shlex.join(cmd)
+
+
+def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
+    """``--set KEY=VALUE`` items (values read as YAML) in order, a repeated key taking its
+    last place; keys the runner sets itself for every run are refused."""
+    from paralib.config import ConfigError, parse_override
+
+    out: dict[str, Any] = {}
+    for item in items:
+        try:
+            key, value = parse_override(item)
+        except ConfigError as exc:
+            raise ExperimentError(str(exc)) from None
+        if key in RUNNER_KEYS:
+            raise ExperimentError(f"--set {key}: the runner sets this for every run (each "
+                                  "run's own folder); use --out to move the runs")
+        out.pop(key, None)
+        out[key] = value
+    return out
 
 
 def _relative(target: Path, start: Path) -> str:
     return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()
 
 
-def run_experiment(name: str, size: str = "full", out: str | Path = "output/experiments",
+def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
                    results: str | Path | None = None, plots: str | Path | None = None,
                    progress: bool = True, echo: Callable[[str], None] | None = None,
-                   command: str | None = None,
-                   overrides: Mapping[str, Any] | None = None) -> ExperimentResult:
+                   overrides: Sequence[str] = ()) -> ExperimentResult:
     """Run experiment ``name`` at ``size`` and write its section of the results book.
 
     ``results`` is the Markdown file (default ``docs/RESULTS.md``, or ``OUT/RESULTS.md`` for
     a smoke run, so that a smoke run never replaces a real section); ``plots`` the folder of
     its plot (default ``docs/results/experiments``, or ``OUT/plots`` for smoke).
-    ``overrides`` (dotted key → value, the command line's ``--set``) apply to every run's
-    config after the experiment's own; runs they change are trained again.
+    ``overrides`` are the command line's ``--set KEY=VALUE`` items: they apply to every
+    run's config after the experiment's own, and the runs they change are trained again.
     """
     if size not in SIZES:
         raise ExperimentError(f"unknown size '{size}' (sizes: {', '.join(SIZES)})")
@@ -318,8 +345,9 @@ def run_experiment(name: str, size: str = "full", out: str | Path = "output/expe
     book = Path(results) if results else (folder / "RESULTS.md" if smoke else BOOK)
     plot_dir = Path(plots) if plots else (folder / "plots" if smoke else PLOTS)
     settings = _settings(exp, size)
-    plans = plan_runs(exp, size, folder, overrides)  # every config validated before work
-    with run_lock(folder, f"experiment {exp.name} ({size})"):
+    # every config validated before any work
+    plans = plan_runs(exp, size, folder, parse_overrides(overrides))
+    with run_lock(out_root / exp.name, f"experiment {exp.name}"):
         now = _now()
         t0 = time.perf_counter()
         records: dict[str, dict[str, Any]] = {}
@@ -337,8 +365,8 @@ def run_experiment(name: str, size: str = "full", out: str | Path = "output/expe
             plot_path = plot_table(table, exp.plot, f"{exp.title} ({exp.paper.table})",
                                    plot_dir / f"{exp.name}.png")
         reused = [r for r in records.values() if r["status"] == "ok" and r.get("reused")]
-        info = RunInfo(size=size, command=command or _command(exp.name, size, None if not smoke
-                                                              else out_root, results and book),
+        info = RunInfo(size=size, command=command_line(name, size, out, results, plots,
+                                                       overrides),
                        seconds=seconds, started=now["at"], cpus=os.cpu_count() or 0,
                        load=now["load"],
                        made=sum(r["status"] == "ok" and not r.get("reused")

@@ -27,6 +27,7 @@ from paralib.schema import Strict, read_yaml
 
 EXPERIMENTS_DIR = PROJECT_ROOT / "experiments"
 SIZES = ("smoke", "small", "full")
+DEFAULT_OUT = "output/experiments"  # where the runs go unless --out says otherwise
 Size = Literal["smoke", "small", "full"]
 
 

@@ -79,24 +79,26 @@ def test_a_half_section_is_an_error():
         replace_section(text, 7, "mega-batching", "body")
 
 
-def _write_many(path, first: int, count: int) -> None:
-    for number in range(first, first + count):
-        write_section(path, number, f"exp-{number}", f"### {number}\n\nbody {number}")
+WRITER = """
+import sys
+from pathlib import Path
+from paralib.experiments.book import write_section
+path, first = Path(sys.argv[1]), int(sys.argv[2])
+for number in range(first, first + 25):
+    write_section(path, number, f"exp-{number}", f"### {number}\\n\\nbody {number}")
+"""
 
 
 def test_experiments_writing_side_by_side_lose_no_section(tmp_path):
     """Each write reads the book, replaces its section and writes it back: without the book's
     lock, processes writing at once would overwrite each other's sections."""
-    import multiprocessing
+    import subprocess
+    import sys
 
     path = tmp_path / "RESULTS.md"
-    ctx = multiprocessing.get_context("fork")
-    procs = [ctx.Process(target=_write_many, args=(path, 1 + 25 * i, 25)) for i in range(4)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(60)
-    assert [p.exitcode for p in procs] == [0, 0, 0, 0]
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(1 + 25 * i)])
+             for i in range(4)]
+    assert [p.wait(120) for p in procs] == [0, 0, 0, 0]
     names = section_names(path.read_text())
     assert names == [f"exp-{n}" for n in range(1, 101)]
     assert sorted(q.name for q in tmp_path.iterdir()) == [".RESULTS.md.lock", "RESULTS.md"]

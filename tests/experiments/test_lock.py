@@ -1,5 +1,5 @@
-"""One invocation per experiment and size: a second one stops at once, and a killed holder
-leaves nothing to clean up."""
+"""One invocation per experiment: a second one stops at once, and a killed holder leaves
+nothing to clean up."""
 
 from __future__ import annotations
 
@@ -14,29 +14,35 @@ from paralib.experiments.spec import ExperimentError
 
 
 def test_a_second_holder_stops_with_a_message(tmp_path):
-    folder = tmp_path / "noise" / "full"
-    held = r"experiment noise \(full\) is already running in another process \(lock .*" \
-        r"noise/full/\.run\.lock\)"
-    with run_lock(folder, "experiment noise (full)"), pytest.raises(ExperimentError, match=held), \
-            run_lock(folder, "experiment noise (full)"):
+    folder = tmp_path / "noise"
+    held = r"experiment noise is already running in another process \(lock .*" \
+        r"noise/\.run\.lock\); wait for it to end"
+    with run_lock(folder, "experiment noise"), pytest.raises(ExperimentError, match=held), \
+            run_lock(folder, "experiment noise"):
         pass
-    with run_lock(folder, "experiment noise (full)"):  # released on exit
+    with run_lock(folder, "experiment noise"):  # released on exit
         pass
-    # other sizes run side by side
-    with run_lock(tmp_path / "noise" / "small", "small"), run_lock(folder, "full"):
+    # other experiments run side by side
+    with run_lock(tmp_path / "folds", "folds"), run_lock(folder, "noise"):
         pass
+
+
+def _wait_for(path, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} did not appear in {seconds} s"
+        time.sleep(0.05)
 
 
 def test_the_lock_goes_with_a_killed_process(tmp_path):
-    folder = tmp_path / "x" / "full"
+    folder, ready = tmp_path / "x", tmp_path / "ready"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from pathlib import Path; "
+        [sys.executable, "-c", "import time; from pathlib import Path; "
          "from paralib.experiments.lock import run_lock\n"
          f"with run_lock(Path({str(folder)!r}), 'x'):\n"
-         "    print('held', flush=True); time.sleep(60)"],
-        stdout=subprocess.PIPE, text=True)
+         f"    Path({str(ready)!r}).touch(); time.sleep(60)"])
     try:
-        assert holder.stdout.readline().strip() == "held"
+        _wait_for(ready)
         with pytest.raises(ExperimentError, match="already running"), run_lock(folder, "x"):
             pass
     finally:

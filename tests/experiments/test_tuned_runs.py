@@ -167,13 +167,16 @@ def test_command_line_overrides_come_after_the_runs_and_before_the_candidates(cr
     runner.run_experiment(str(path), size="smoke", out=tmp_path / "out", echo=lambda _: None)
     trained.clear()
     result = runner.run_experiment(str(path), size="smoke", out=tmp_path / "out",
-                                   echo=lambda _: None, overrides={"train.lr": 0.3})
+                                   echo=lambda _: None, overrides=["train.lr=0.3"])
     # Fixed's own lr (0.1) is overridden, so it trains again; each candidate still sets its
     # tuned lr, so its config is unchanged and its model reused
     assert trained == [0.3]
     assert not result.records["Fixed"].get("reused")
     assert result.records["Tuned"]["reused"]
     assert result.table.cells[("Fixed", "STS")].ours == TEST[0.3]
+    book = (tmp_path / "out/toy-tuned/smoke/RESULTS.md").read_text()
+    assert f"Command: `paralib experiment {path} --smoke --out {tmp_path / 'out'} --set " \
+        "train.lr=0.3`" in book
 
 
 def test_command_line_overrides_reach_every_config_and_are_validated(tmp_path):
@@ -185,8 +188,9 @@ def test_command_line_overrides_reach_every_config_and_are_validated(tmp_path):
     assert len(configs) == 4
     assert all(c.train.epochs == 3 and c.train.workers == 2 for c in configs)
     assert [c.train.lr for c in configs] == [0.1, 0.1, 0.2, 0.3]
-    with pytest.raises(ExperimentError, match=r"(?s)run 'Fixed' \(smoke\).*train\.epochz: "
-                                              r"unknown key"):
+    with pytest.raises(ExperimentError, match=r"--set train\.epochz makes an invalid config "
+                                              r"\(the experiment's own is valid\):\n  "
+                                              r"train\.epochz: unknown key"):
         plan_runs(exp, "smoke", tmp_path, {"train.epochz": 3})
     with pytest.raises(ExperimentError, match=r"--set: override 'train\.lr\.x': 'lr' is a "
                                               r"value, not a section"):
@@ -197,8 +201,22 @@ def test_a_second_invocation_of_the_same_size_trains_nothing(crafted, tmp_path):
     from paralib.experiments.lock import run_lock
 
     path, trained = crafted
-    first = run_lock(tmp_path / "out" / "toy-tuned" / "smoke", "the first invocation")
+    first = run_lock(tmp_path / "out" / "toy-tuned", "the first invocation")
     with first, pytest.raises(ExperimentError, match="already running in another process"):
         runner.run_experiment(str(path), size="smoke", out=tmp_path / "out",
                               echo=lambda _: None)
     assert trained == []
+
+
+def test_overrides_parse_in_order_and_keep_off_the_runners_paths():
+    assert runner.parse_overrides(["train.lr=1", "train={lr: 2}", "train.lr=3"]) == \
+        {"train": {"lr": 2}, "train.lr": 3}  # a repeated key takes its last place
+    for key in sorted(runner.RUNNER_KEYS):
+        with pytest.raises(ExperimentError, match=f"--set {key}: the runner sets this"):
+            runner.parse_overrides([f"{key}=/elsewhere"])
+    with pytest.raises(ExperimentError, match="--set expects key=value, got 'train.lr'"):
+        runner.parse_overrides(["train.lr"])
+    assert runner.command_line("noise", "small", "output/experiments", None, "p q",
+                               ["train.lr=0.01", "select.size=`x`"]) == \
+        "paralib experiment noise --size small --plots 'p q' --set train.lr=0.01 --set " \
+        "'select.size=`x`'"
