@@ -21,7 +21,7 @@ from paralib.filters.base import Scorer, ScorerError, get_scorer
 from paralib.filters.config import ScorerSpec
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
-from paralib.io.shards import marker_keys, parquet_files, write_marker
+from paralib.io.shards import MARKERS, marker_keys, parquet_files, write_marker
 from paralib.io.stage import StageReport, collect, fingerprint, finish, pending, write_parts
 from paralib.runtime import init_ray
 
@@ -36,7 +36,7 @@ def input_shards(folder: str, s3: S3Options | None) -> dict[str, list[str]]:
     fs, inner = pfs.resolve(folder, s3)
     keys = marker_keys(folder, s3)
     if not keys:
-        raise FileNotFoundError(f"no completed shard in {folder} (no {folder}/_markers/*.json)")
+        raise FileNotFoundError(f"no completed shard in {folder} (no {folder}/{MARKERS}/*.json)")
     # (a shard whose every row was a reject has a marker and no data files)
     out: dict[str, list[str]] = {}
     for key in keys:
