@@ -67,12 +67,15 @@ def rank_correlation(x: list[float], y: list[float], how: str = "spearman") -> f
     return float(np.corrcoef(a.to_numpy(), b.to_numpy())[0, 1])
 
 
-def _correlate(step: AggStep, exp: Experiment, ref: CellRef, records: dict,
-               bound: dict[str, str]) -> Aggregated:
+def correlation_points(step: AggStep, exp: Experiment, ref: CellRef, records: dict,
+                       bound: dict[str, str] | None = None
+                       ) -> tuple[list[tuple[str, float, float]], list[str]]:
+    """The runs a correlation step goes over, as ``(value, with-metric, cell metric)``
+    points (those ``where`` keeps), and the values whose run lacks either number."""
     points: list[tuple[str, float, float]] = []
     left: list[str] = []
     for v in exp.axis_values(step):
-        run = fill(ref.run, **bound, **{step.over: v})
+        run = fill(ref.run, **(bound or {}), **{step.over: v})
         if step.where and not passes(step.where, _metric(records, run, step.where.metric)):
             continue
         x, y = _metric(records, run, step.with_ or ""), _metric(records, run, ref.metric)
@@ -80,6 +83,12 @@ def _correlate(step: AggStep, exp: Experiment, ref: CellRef, records: dict,
             left.append(v)
             continue
         points.append((v, x, y))
+    return points, left
+
+
+def _correlate(step: AggStep, exp: Experiment, ref: CellRef, records: dict,
+               bound: dict[str, str]) -> Aggregated:
+    points, left = correlation_points(step, exp, ref, records, bound)
     name = "Spearman's ρ" if step.how == "spearman" else "Pearson's r"
     listed = ", ".join(f"{v} ({_num(x)}, {_num(y)})" for v, x, y in points)
     detail = (f"{name} over {len(points)} run(s) of ({step.with_}, {ref.metric}): "
@@ -124,13 +133,24 @@ def aggregate(exp: Experiment, ref: CellRef, records: dict[str, dict[str, Any]],
     steps = ref.aggregate if steps is None else steps
     if not steps:
         return Aggregated(_metric(records, fill(ref.run, **bound), ref.metric))
-    step, inner = steps[-1], steps[:-1]
+    step = steps[-1]
     if step.correlation:
         return _correlate(step, exp, ref, records, bound)
+    return _reduce(step, step_parts(exp, ref, records, scale, bound, steps), scale)
+
+
+def step_parts(exp: Experiment, ref: CellRef, records: dict[str, dict[str, Any]],
+               scale: float = 1.0, bound: dict[str, str] | None = None,
+               steps: list[AggStep] | None = None) -> list[tuple[str, Aggregated]]:
+    """Each value of the outermost mean/max/min step (those its ``where`` keeps) with what
+    the inner steps make of it: every fold's mean over the models of 2018 Table 5."""
+    bound = bound or {}
+    steps = ref.aggregate if steps is None else steps
+    step, inner = steps[-1], steps[:-1]
     parts = []
     for v in exp.axis_values(step):
         if step.where and not passes(step.where, _metric(
                 records, fill(ref.run, **bound, **{step.over: v}), step.where.metric)):
             continue
         parts.append((v, aggregate(exp, ref, records, scale, {**bound, step.over: v}, inner)))
-    return _reduce(step, parts, scale)
+    return parts

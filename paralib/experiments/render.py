@@ -221,5 +221,7 @@ def render_section(exp: Experiment, table: TableData, records: dict[str, dict[st
             f"Command: `{info.command}`", "",
             wall_time(info), ""]
     if info.plot:
-        out += [f"![{exp.title}: ours against the paper]({info.plot})", ""]
+        what = ("ours, one point per run" if getattr(exp.plot, "kind", "") == "scatter"
+                else "ours against the paper")
+        out += [f"![{exp.title}: {what}]({info.plot})", ""]
     return "\n".join(out)

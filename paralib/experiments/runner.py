@@ -35,7 +35,7 @@ from paralib.experiments.book import write_section
 from paralib.experiments.lock import run_lock
 from paralib.experiments.needs import unmet_all
 from paralib.experiments.plan import RunPlan, plan_runs
-from paralib.experiments.plots import plot_table
+from paralib.experiments.plots import plot_experiment
 from paralib.experiments.render import RunInfo, render_section
 from paralib.experiments.spec import (
     DEFAULT_OUT,
@@ -362,8 +362,7 @@ def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
         table = build_table(exp, records)
         plot_path = None
         if exp.plot:
-            plot_path = plot_table(table, exp.plot, f"{exp.title} ({exp.paper.table})",
-                                   plot_dir / f"{exp.name}.png")
+            plot_path = plot_experiment(exp, table, records, plot_dir / f"{exp.name}.png")
         reused = [r for r in records.values() if r["status"] == "ok" and r.get("reused")]
         info = RunInfo(size=size, command=command_line(name, size, out, results, plots,
                                                        overrides),

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
+from paralib.experiments.plotspec import PlotSpec
 from paralib.paths import PROJECT_ROOT
 from paralib.schema import Strict, read_yaml
 
@@ -403,18 +404,6 @@ class EvaluateSpec(Strict):
     settings: dict[str, Any] = Field(default_factory=dict)
 
 
-class PlotSpec(Strict):
-    """A line plot of ours (solid) against the paper (dashed): ``x`` is the table's rows or
-    columns (``only`` a subset), one line per other label."""
-
-    x: Literal["rows", "columns"]
-    only: list[str] | None = None
-    series: list[str] | None = None
-    xlabel: str
-    ylabel: str
-    log: bool = False
-
-
 class Experiment(Strict):
     """One experiment file."""
 
@@ -462,14 +451,7 @@ class Experiment(Strict):
         if "smoke" not in self.sizes or "full" not in self.sizes:
             raise ValueError("sizes needs at least 'smoke' and 'full'")
         if self.plot:
-            labels = self.paper.rows if self.plot.x == "rows" else self.paper.columns
-            other = self.paper.columns if self.plot.x == "rows" else self.paper.rows
-            for label in self.plot.only or []:
-                if label not in labels:
-                    raise ValueError(f"plot.only: '{label}' is not in paper.{self.plot.x}")
-            for label in self.plot.series or []:
-                if label not in other:
-                    raise ValueError(f"plot.series: '{label}' is not in the table")
+            self.plot.check(self)
         return self
 
     def axis_values(self, step: AggStep) -> list[str]:
@@ -514,6 +496,9 @@ def format_errors(exc: ValidationError, source: str) -> str:
         msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
         if err["type"] == "missing":
             msg = "missing (required)"
+        if err["type"] == "union_tag_invalid":
+            msg = (f"kind '{err['ctx']['tag']}' is not one of "
+                   f"{err['ctx']['expected_tags']}")
         lines.append(f"  {loc}: {msg}")
     return "\n".join(lines)
 
