@@ -17,17 +17,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from paralib.experiments.metrics import MetricError, read_metric
+from paralib.experiments.metrics import read_metric
 from paralib.experiments.spec import AggStep, CellRef, Experiment, Where, fill
 
 
 @dataclass
 class Aggregated:
     """A cell computed over runs: its value (``None`` when it cannot be computed, ``why``
-    says why), the label that won a ``max``/``min`` step, and one line of details."""
+    says why), the label that won a ``max``/``min`` step (``chosen``, and ``note`` for the
+    table), and one line of details."""
 
     value: float | None
     note: str = ""
+    chosen: str | None = None
     why: str = ""
     details: list[str] = field(default_factory=list)
 
@@ -37,12 +39,27 @@ def _num(value: float | None) -> str:
 
 
 def _metric(records: dict[str, dict[str, Any]], run: str, metric: str) -> float | None:
-    record = records.get(run, {"status": "skipped", "name": run})
-    try:
-        value = read_metric(record, metric)
-    except MetricError:
-        return None
+    """A run's number, ``None`` for a run without a result (not ok) or a NaN. A run that is ok
+    but lacks the metric raises :class:`MetricError`, as in a plain cell: that is a wrong
+    metric path (a typo), not a missing result."""
+    value = read_metric({"name": run, **records.get(run, {"status": "skipped"})}, metric)
     return value if value is None or math.isfinite(value) else None
+
+
+def correlation_name(how: str) -> str:
+    """``Spearman's ρ`` or ``Pearson's r``."""
+    return "Spearman's ρ" if how == "spearman" else "Pearson's r"
+
+
+def kept_values(step: AggStep, exp: Experiment, ref: CellRef, records: dict,
+                bound: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """``(value, run name)`` of every value the step goes over that its ``where`` keeps."""
+    out = []
+    for v in exp.axis_values(step):
+        run = fill(ref.run, **(bound or {}), **{step.over: v})
+        if step.where is None or passes(step.where, _metric(records, run, step.where.metric)):
+            out.append((v, run))
+    return out
 
 
 def passes(where: Where | None, value: float | None) -> bool:
@@ -74,10 +91,7 @@ def correlation_points(step: AggStep, exp: Experiment, ref: CellRef, records: di
     points (those ``where`` keeps), and the values whose run lacks either number."""
     points: list[tuple[str, float, float]] = []
     left: list[str] = []
-    for v in exp.axis_values(step):
-        run = fill(ref.run, **(bound or {}), **{step.over: v})
-        if step.where and not passes(step.where, _metric(records, run, step.where.metric)):
-            continue
+    for v, run in kept_values(step, exp, ref, records, bound):
         x, y = _metric(records, run, step.with_ or ""), _metric(records, run, ref.metric)
         if x is None or y is None:
             left.append(v)
@@ -89,7 +103,7 @@ def correlation_points(step: AggStep, exp: Experiment, ref: CellRef, records: di
 def _correlate(step: AggStep, exp: Experiment, ref: CellRef, records: dict,
                bound: dict[str, str]) -> Aggregated:
     points, left = correlation_points(step, exp, ref, records, bound)
-    name = "Spearman's ρ" if step.how == "spearman" else "Pearson's r"
+    name = correlation_name(step.how)
     listed = ", ".join(f"{v} ({_num(x)}, {_num(y)})" for v, x, y in points)
     detail = (f"{name} over {len(points)} run(s) of ({step.with_}, {ref.metric}): "
               f"{listed or 'none'}" + (f"; without a result: {', '.join(left)}" if left
@@ -121,7 +135,7 @@ def _reduce(step: AggStep, parts: list[tuple[str, Aggregated]], scale: float) ->
     word = "best" if step.how == "max" else "lowest"
     detail = f"{word} {step.over} {label} of {len(parts)}: {listed}" + (
         f" (no result: {', '.join(lacking)})" if lacking else "")
-    return Aggregated(value, note=f"{step.over} {label}", details=[detail])
+    return Aggregated(value, note=f"{step.over} {label}", chosen=label, details=[detail])
 
 
 def aggregate(exp: Experiment, ref: CellRef, records: dict[str, dict[str, Any]],
@@ -147,10 +161,5 @@ def step_parts(exp: Experiment, ref: CellRef, records: dict[str, dict[str, Any]]
     bound = bound or {}
     steps = ref.aggregate if steps is None else steps
     step, inner = steps[-1], steps[:-1]
-    parts = []
-    for v in exp.axis_values(step):
-        if step.where and not passes(step.where, _metric(
-                records, fill(ref.run, **bound, **{step.over: v}), step.where.metric)):
-            continue
-        parts.append((v, aggregate(exp, ref, records, scale, {**bound, step.over: v}, inner)))
-    return parts
+    return [(v, aggregate(exp, ref, records, scale, {**bound, step.over: v}, inner))
+            for v, _ in kept_values(step, exp, ref, records, bound)]

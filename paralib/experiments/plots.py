@@ -4,8 +4,9 @@ A table plot draws ours (solid) against the paper (dashed), one colour per serie
 where a curve says more than the numbers (mega-batch size M, years, length ranges): the left
 panel shows the numbers, the right one each line relative to its first point (the direction,
 whatever the level). An ``over`` plot draws every value behind a computed cell (each fold's
-mean over the models, 2018 Table 5); a ``scatter`` plot the runs behind a correlation (2019
-§4.2 Figure 1).
+mean over the models, 2018 §5.4 Table 5); a ``scatter`` plot the runs behind a correlation
+(2019 §4.2 Figure 1). The ``draw_*`` functions return the figure; :func:`plot_experiment`
+writes it.
 """
 
 from __future__ import annotations
@@ -13,20 +14,43 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from paralib.experiments.aggregate import correlation_points, rank_correlation, step_parts
-from paralib.experiments.plotspec import OverPlot, PlotSpec, ScatterPlot, TablePlot
+from paralib.experiments.aggregate import (
+    aggregate,
+    correlation_name,
+    correlation_points,
+    step_parts,
+)
+from paralib.experiments.plotspec import OverPlot, ScatterPlot, TablePlot
 from paralib.experiments.spec import Experiment
 from paralib.experiments.table import TableData
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 Records = dict[str, dict[str, Any]]
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
-def _position(label: str, i: int) -> float:
-    """A label's x position: its number when it has one (``M=40`` → 40), else its index."""
-    m = re.search(r"-?\d+(\.\d+)?", label)
-    return float(m.group()) if m else float(i)
+def _number(label: str) -> float | None:
+    """The first number in a label (``M=40`` → 40, ``0-10`` → 0, ``-1.5`` → -1.5); a hyphen
+    is a minus sign only at the start or after a space, ``=`` or ``(`` (``fold-1`` → 1)."""
+    m = _NUMBER.search(label)
+    if m is None:
+        return None
+    i = m.start()
+    minus = i > 0 and label[i - 1] == "-" and (i == 1 or label[i - 2] in " =(")
+    return -float(m.group()) if minus else float(m.group())
+
+
+def positions(labels: list[str]) -> list[float]:
+    """x positions of labels: their numbers when every label has one and no two are the same
+    (``M=1, M=20, M=40`` → 1, 20, 40), else 0, 1, 2, …"""
+    numbers = [_number(label) for label in labels]
+    if None in numbers or len(set(numbers)) != len(numbers):
+        return [float(i) for i in range(len(labels))]
+    return [float(n) for n in numbers if n is not None]
 
 
 def _pyplot():
@@ -38,7 +62,18 @@ def _pyplot():
     return plt
 
 
-def _save(fig, path: Path) -> Path:
+def plot_experiment(exp: Experiment, table: TableData, records: Records, path: Path) -> Path:
+    """Draw the experiment's plot (``exp.plot``) and write it to ``path`` (PNG)."""
+    title = f"{exp.title} ({exp.paper.table})"
+    spec = exp.plot
+    if isinstance(spec, TablePlot):
+        fig = draw_table(table, spec, title)
+    elif isinstance(spec, OverPlot):
+        fig = draw_over(exp, table, records, spec, title)
+    elif isinstance(spec, ScatterPlot):
+        fig = draw_scatter(exp, records, spec, title)
+    else:
+        raise ValueError(f"experiment {exp.name} has no plot")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -46,26 +81,12 @@ def _save(fig, path: Path) -> Path:
     return path
 
 
-def plot_experiment(exp: Experiment, table: TableData, records: Records, path: Path) -> Path:
-    """Write the experiment's plot (``exp.plot``) to ``path`` (PNG)."""
-    spec: PlotSpec | None = exp.plot
-    title = f"{exp.title} ({exp.paper.table})"
-    if isinstance(spec, TablePlot):
-        return plot_table(table, spec, title, path)
-    if isinstance(spec, OverPlot):
-        return plot_over(exp, table, records, spec, title, path)
-    if isinstance(spec, ScatterPlot):
-        return plot_scatter(exp, records, spec, title, path)
-    raise ValueError(f"experiment {exp.name} has no plot")
-
-
-def plot_table(table: TableData, spec: TablePlot, title: str, path: Path) -> Path:
-    """Write the table plot to ``path`` (PNG)."""
+def draw_table(table: TableData, spec: TablePlot, title: str) -> Figure:
+    """Ours (solid) against the paper (dashed) per series; numbers left, relative right."""
     plt = _pyplot()
     xs = spec.only or (table.rows if spec.x == "rows" else table.columns)
     series = spec.series or (table.columns if spec.x == "rows" else table.rows)
-    numeric = all(re.search(r"\d", x) for x in xs)
-    pos = [_position(x, i) if numeric else float(i) for i, x in enumerate(xs)]
+    pos = positions(xs)
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.2))
     for k, s in enumerate(series):
         cells = [table.cells[(x, s) if spec.x == "rows" else (s, x)] for x in xs]
@@ -91,15 +112,16 @@ def plot_table(table: TableData, spec: TablePlot, title: str, path: Path) -> Pat
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
     axes[1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
-    return _save(fig, path)
+    return fig
 
 
-def plot_over(exp: Experiment, table: TableData, records: Records, spec: OverPlot, title: str,
-              path: Path) -> Path:
-    """A line per row through the values of its cell's outermost step (a value without a
-    result is a gap), the value the cell chose ringed. The paper reports only the cell (the
-    best fold), so its number is in the legend: a level line on the same axis would squash
-    the curves whenever ours sit far from it."""
+def draw_over(exp: Experiment, table: TableData, records: Records, spec: OverPlot,
+              title: str) -> Figure:
+    """A line per row through the values of its cell's outermost step, at the step's labels
+    (a value without a result, or one the step's ``where`` leaves out, is a gap), the value
+    the cell chose ringed. The paper reports only the cell (the best fold), so its number is
+    in the legend: a level line on the same axis would squash the curves whenever ours sit
+    far from it."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(9, 4.5))
     labels: list[str] = []
@@ -107,48 +129,48 @@ def plot_over(exp: Experiment, table: TableData, records: Records, spec: OverPlo
         ref = exp.ours.cell(row, spec.column)
         if ref is None:
             continue
-        factor = exp.ours.factor(spec.column) * ref.scale
-        parts = step_parts(exp, ref, records, factor)
-        labels = labels or [v for v, _ in parts]
-        xs = [_position(v, i) for i, (v, _) in enumerate(parts)]
-        ys = [a.value * factor if a.value is not None else float("nan") for _, a in parts]
         step = ref.aggregate[-1]
+        labels = labels or exp.axis_values(step)
+        pos = dict(zip(labels, positions(labels), strict=True))
+        factor = exp.ours.factor(spec.column) * ref.scale
+        values = {v: a.value for v, a in step_parts(exp, ref, records, factor)}
+        ys = [values[v] * factor if values.get(v) is not None else math.nan for v in labels]
         paper = table.cells[(row, spec.column)].paper
         colour = f"C{k % 10}"
-        ax.plot(xs, ys, "-o", color=colour, label=f"{row} (ours)" + (
+        ax.plot([pos[v] for v in labels], ys, "-o", color=colour, label=f"{row} (ours)" + (
             f"; the paper's {step.how} over {step.over}: {paper:g}" if paper is not None
             else ""))
-        have = [(x, y) for x, y in zip(xs, ys, strict=True) if math.isfinite(y)]
-        if have and step.how in ("max", "min"):  # the value the cell chose
-            pick = max if step.how == "max" else min
-            ax.plot(*pick(have, key=lambda p: p[1]), "o", ms=13, mfc="none", color=colour)
-    if labels:
-        ax.set_xticks([_position(v, i) for i, v in enumerate(labels)])
-        ax.set_xticklabels(labels)
+        chosen = aggregate(exp, ref, records, factor).chosen
+        if chosen is not None:
+            ax.plot(pos[chosen], values[chosen] * factor, "o", ms=13, mfc="none",
+                    color=colour)
+    ax.set_xticks(positions(labels))
+    ax.set_xticklabels(labels)
     ax.set(xlabel=spec.xlabel, ylabel=spec.ylabel, title=title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
-    return _save(fig, path)
+    return fig
 
 
-def plot_scatter(exp: Experiment, records: Records, spec: ScatterPlot, title: str,
-                 path: Path) -> Path:
-    """One labelled point per run of the correlation cell, with the correlation in the
-    title (the runs without both numbers are named under the axis)."""
+def draw_scatter(exp: Experiment, records: Records, spec: ScatterPlot, title: str) -> Figure:
+    """One labelled point per run of the correlation cell; the title gives the cell's value
+    as the table does (n/a, with the reason, below the step's ``min_runs``), and the runs
+    without both numbers are named under the axis."""
     plt = _pyplot()
     ref = exp.ours.cell(spec.row, spec.column)
-    assert ref is not None  # ScatterPlot.check
+    if ref is None:  # ScatterPlot.check refuses absent rows and unavailable columns
+        raise ValueError(f"plot: cell ({spec.row}, {spec.column}) has no runs")
     step = ref.aggregate[0]
     points, left = correlation_points(step, exp, ref, records)
     fig, ax = plt.subplots(figsize=(7, 5))
     for v, x, y in points:
         ax.plot(x, y, "o", color="C0")
         ax.annotate(v, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
-    name = "Spearman's ρ" if step.how == "spearman" else "Pearson's r"
-    value = (rank_correlation([p[1] for p in points], [p[2] for p in points], step.how)
-             if len(points) >= 2 else float("nan"))
+    cell = aggregate(exp, ref, records)
+    value = f"{cell.value:.3f}" if cell.value is not None else f"n/a ({cell.why})"
     ax.set(xlabel=spec.xlabel + (f"\n(no result: {', '.join(left)})" if left else ""),
            ylabel=spec.ylabel,
-           title=f"{title}\n{spec.row}: {name} = {value:.3f} over {len(points)} run(s)")
+           title=f"{title}\n{spec.row}: {correlation_name(step.how)} = {value} over "
+                 f"{len(points)} run(s)")
     ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return fig

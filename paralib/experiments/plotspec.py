@@ -3,9 +3,9 @@
 - ``table`` (the default): a line per table column (or row) across the rows (or columns), ours
   solid and the paper's dashed (mega-batch size M, STS years, length ranges, noise levels).
 - ``over``: for a cell computed over runs, a line per table row across the values of the
-  cell's outermost aggregation step, each point the inner steps' result; the paper's number,
-  which is that step's result, is a dashed level (2018 Table 5: every fold's mean over the
-  models, of which the paper reports the best).
+  cell's outermost aggregation step, each point the inner steps' result, the value the cell
+  chose ringed; the paper reports only the cell, so its number is in the legend (2018 Table 5:
+  every fold's mean over the models, of which the paper reports the best).
 - ``scatter``: the runs behind a correlation cell, one labelled point each (2019 §4.2
   Figure 1: STS against each language's SP overlap with English).
 
@@ -14,7 +14,7 @@ Each kind checks itself against the experiment when the file is read.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import Discriminator, Tag
 
@@ -35,6 +35,7 @@ class TablePlot(Strict):
     xlabel: str
     ylabel: str
     log: bool = False
+    alt: ClassVar[str] = "ours against the paper"
 
     def check(self, exp: Experiment) -> None:
         """Raise ``ValueError`` for labels that are not in the table."""
@@ -48,12 +49,17 @@ class TablePlot(Strict):
                 raise ValueError(f"plot.series: '{label}' is not in the table")
 
 
-def _aggregated(exp: Experiment, row: str, column: str, what: str) -> CellRef | None:
+def _aggregated(exp: Experiment, row: str, column: str) -> CellRef | None:
+    """The cell's reference (``None`` for an absent row); an error for a column that is not
+    in the table or is unavailable, and for a cell not computed over runs."""
     if column not in exp.paper.columns:
-        raise ValueError(f"{what}: column '{column}' is not in paper.columns")
+        raise ValueError(f"plot: column '{column}' is not in paper.columns")
+    if column in exp.ours.unavailable:
+        raise ValueError(f"plot: column '{column}' is unavailable here "
+                         f"({exp.ours.unavailable[column]}), so it has nothing to draw")
     ref = exp.ours.cell(row, column)
     if ref is not None and not ref.aggregate:
-        raise ValueError(f"{what}: cell ({row}, {column}) is not computed over runs "
+        raise ValueError(f"plot: cell ({row}, {column}) is not computed over runs "
                          "(it has no aggregate steps)")
     return ref
 
@@ -65,14 +71,19 @@ class OverPlot(Strict):
     column: str
     xlabel: str
     ylabel: str
+    alt: ClassVar[str] = "ours at every value behind the computed cells"
 
     def check(self, exp: Experiment) -> None:
-        """Raise ``ValueError`` unless the column's cells end in a mean/max/min step."""
-        for row in exp.paper.rows:
-            ref = _aggregated(exp, row, self.column, "plot")
+        """Raise ``ValueError`` unless the column's cells end in a mean/max/min step and at
+        least one row has such a cell."""
+        refs = [_aggregated(exp, row, self.column) for row in exp.paper.rows]
+        for row, ref in zip(exp.paper.rows, refs, strict=True):
             if ref is not None and ref.aggregate[-1].correlation:
                 raise ValueError(f"plot: cell ({row}, {self.column}) is a correlation; "
                                  "draw it with kind: scatter")
+        if all(ref is None for ref in refs):
+            raise ValueError(f"plot: every row is absent in column '{self.column}', so it "
+                             "has nothing to draw")
 
 
 class ScatterPlot(Strict):
@@ -84,12 +95,16 @@ class ScatterPlot(Strict):
     column: str
     xlabel: str
     ylabel: str
+    alt: ClassVar[str] = "ours, one point per run"
 
     def check(self, exp: Experiment) -> None:
         """Raise ``ValueError`` unless the cell is one correlation step."""
         if self.row not in exp.paper.rows:
             raise ValueError(f"plot: row '{self.row}' is not in paper.rows")
-        ref = _aggregated(exp, self.row, self.column, "plot")
+        if self.row in exp.ours.absent:
+            raise ValueError(f"plot: row '{self.row}' is absent here "
+                             f"({exp.ours.absent[self.row]}), so it has nothing to draw")
+        ref = _aggregated(exp, self.row, self.column)
         if ref is None or len(ref.aggregate) != 1 or not ref.aggregate[0].correlation:
             raise ValueError(f"plot: cell ({self.row}, {self.column}) is not one correlation "
                              "over runs")

@@ -32,7 +32,8 @@ def fmt_delta(d: Direction, value: float | None) -> str:
 
 
 def _signed(value: float) -> str:
-    return f"{value:+.2g}" if 0 < abs(value) < 1 else f"{value:+.1f}"
+    # below 0.995 two significant digits; from there .2g would round to a bare "+1"
+    return f"{value:+.2g}" if 0 < abs(value) < 0.995 else f"{value:+.1f}"
 
 
 def where(d: Direction, table: TableData) -> str:

@@ -221,7 +221,6 @@ def render_section(exp: Experiment, table: TableData, records: dict[str, dict[st
             f"Command: `{info.command}`", "",
             wall_time(info), ""]
     if info.plot:
-        what = ("ours, one point per run" if getattr(exp.plot, "kind", "") == "scatter"
-                else "ours against the paper")
-        out += [f"![{exp.title}: {what}]({info.plot})", ""]
+        alt = exp.plot.alt if exp.plot else "ours"
+        out += [f"![{exp.title}: {alt}]({info.plot})", ""]
     return "\n".join(out)

@@ -234,7 +234,7 @@ class AggStep(Strict):
 
     over: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     how: Literal["mean", "max", "min", "spearman", "pearson"]
-    values: list[str] | None = None
+    values: list[str] | None = Field(default=None, min_length=1)
     with_: str | None = Field(default=None, alias="with")
     where: Where | None = None
     min_runs: int = Field(default=3, ge=2)

@@ -11,6 +11,7 @@ from scipy.stats import spearmanr
 from toys import FOLDS, LANG_NUMBERS, LANGS, fold_records, lang_records, sts
 
 from paralib.experiments.aggregate import rank_correlation
+from paralib.experiments.metrics import MetricError
 from paralib.experiments.render import cell_notes, main_table
 from paralib.experiments.spec import ExperimentError, parse_experiment
 from paralib.experiments.table import build_table
@@ -110,4 +111,25 @@ def test_unavailable_column_renders_with_its_reason():
     bad = copy.deepcopy(LANGS)
     bad["ours"]["unavailable"] = {"Distance": "x"}
     with pytest.raises(ExperimentError, match="'Distance' is not in paper.columns"):
+        parse_experiment(bad, "toy")
+
+
+def test_a_wrong_metric_path_in_a_computed_cell_is_an_error_not_n_a():
+    bad = copy.deepcopy(LANGS)
+    bad["ours"]["aggregate"][0]["with"] = "properties/sp_overlp"
+    exp = parse_experiment(bad, "toy")
+    with pytest.raises(MetricError, match="no 'sp_overlp' in the results of run 'SP en-de'"):
+        build_table(exp, lang_records(LANG_NUMBERS))
+    folds = copy.deepcopy(FOLDS)
+    folds["ours"]["metric"] = "sts17/sets/en-eng"
+    with pytest.raises(MetricError, match="no 'en-eng'"):
+        build_table(parse_experiment(folds, "toy"), fold_records())
+
+
+def test_a_step_over_no_values_is_refused():
+    bad = copy.deepcopy(FOLDS)
+    bad["ours"]["aggregate"] = [{"over": "model", "how": "mean"},
+                                {"over": "fold", "how": "max", "values": []}]
+    with pytest.raises(ExperimentError, match="aggregate.1.values: List should have at least "
+                                              "1 item"):
         parse_experiment(bad, "toy")

@@ -139,3 +139,5 @@ def test_small_differences_keep_their_sign_and_digits():
                   ours=None, agrees=None)
     assert [fmt_delta(d, v) for v in (0.03, -0.004, 0.0, 1.25, -12.0)] == [
         "+0.03", "-0.004", "+0.0", "+1.2", "-12.0"]
+    # near 1 two significant digits would round to a bare "+1"
+    assert [fmt_delta(d, v) for v in (0.99, 0.996, -0.9951)] == ["+0.99", "+1.0", "-1.0"]
