@@ -24,7 +24,7 @@ from paralib.train.dev import dev_pearson, load_dev
 from paralib.train.loop import card
 from paralib.train.report import write_report
 from paralib.train.run import prepare
-from paralib.train.steps import MegaBatchTrainer
+from paralib.train.steps import MegaBatchTrainer, build_optimizer
 
 
 def _languages(data: pd.DataFrame) -> list[str]:
@@ -73,7 +73,7 @@ def _fit(cfg: Config, model: ParaphraseModel, data: pd.DataFrame, bilingual: boo
          ) -> tuple[int, float | None, list[dict]]:
     """Train every epoch; the model ends with the weights of the best epoch on dev."""
     tcfg = cfg.train
-    optimizer = torch.optim.Adam(model.parameters(), lr=tcfg.lr)
+    optimizer = build_optimizer(model, tcfg.lr)
     trainer = MegaBatchTrainer(tcfg, model, optimizer, bilingual=bilingual, seed=tcfg.seed)
     dev = load_dev(tcfg.dev)
     best_epoch, best_score, best_state = 0, None, None

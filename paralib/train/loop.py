@@ -16,7 +16,7 @@ from paralib.models.model import ParaphraseModel
 from paralib.models.pretrained import save_model
 from paralib.train.config import TrainConfig
 from paralib.train.dev import dev_pearson, load_dev
-from paralib.train.steps import MegaBatchTrainer
+from paralib.train.steps import MegaBatchTrainer, build_optimizer
 
 STATE = "train_state.pt"
 
@@ -65,7 +65,7 @@ def train_loop(loop_config: dict) -> None:
     model = ParaphraseModel(cfg.model, loop_config["tokenizers"])
     model.initialise()
     wrapped = ray.train.torch.prepare_model(model)
-    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    optimizer = build_optimizer(model, cfg.lr)
     gather = gather_all if cfg.megabatch.across_workers and world > 1 else None
     trainer = MegaBatchTrainer(cfg, model, optimizer, wrapped, loop_config["bilingual"],
                                gather, seed=cfg.seed + rank)
