@@ -117,7 +117,9 @@ def _correlate(step: AggStep, exp: Experiment, ref: CellRef, records: dict,
     return Aggregated(rho, details=[detail])
 
 
-def _reduce(step: AggStep, parts: list[tuple[str, Aggregated]], scale: float) -> Aggregated:
+def reduce_parts(step: AggStep, parts: list[tuple[str, Aggregated]], scale: float = 1.0
+                 ) -> Aggregated:
+    """A mean/max/min step over its :func:`step_parts` (``scale`` only formats the details)."""
     have = [(v, a.value) for v, a in parts if a.value is not None]
     lacking = [v for v, a in parts if a.value is None]
     listed = ", ".join(f"{step.over} {v}: {_num(a.value * scale if a.value is not None else None)}"
@@ -150,7 +152,7 @@ def aggregate(exp: Experiment, ref: CellRef, records: dict[str, dict[str, Any]],
     step = steps[-1]
     if step.correlation:
         return _correlate(step, exp, ref, records, bound)
-    return _reduce(step, step_parts(exp, ref, records, scale, bound, steps), scale)
+    return reduce_parts(step, step_parts(exp, ref, records, scale, bound, steps), scale)
 
 
 def step_parts(exp: Experiment, ref: CellRef, records: dict[str, dict[str, Any]],

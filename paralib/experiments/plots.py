@@ -20,6 +20,7 @@ from paralib.experiments.aggregate import (
     aggregate,
     correlation_name,
     correlation_points,
+    reduce_parts,
     step_parts,
 )
 from paralib.experiments.plotspec import OverPlot, ScatterPlot, TablePlot
@@ -125,26 +126,29 @@ def draw_over(exp: Experiment, table: TableData, records: Records, spec: OverPlo
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(9, 4.5))
     labels: list[str] = []
+    pos: dict[str, float] = {}
     for k, row in enumerate(table.rows):
         ref = exp.ours.cell(row, spec.column)
         if ref is None:
             continue
         step = ref.aggregate[-1]
-        labels = labels or exp.axis_values(step)
-        pos = dict(zip(labels, positions(labels), strict=True))
+        if not labels:  # the first drawn row's values; the rows of a column share them
+            labels = exp.axis_values(step)
+            pos = dict(zip(labels, positions(labels), strict=True))
         factor = exp.ours.factor(spec.column) * ref.scale
-        values = {v: a.value for v, a in step_parts(exp, ref, records, factor)}
+        parts = step_parts(exp, ref, records, factor)
+        values = {v: a.value for v, a in parts}
         ys = [values[v] * factor if values.get(v) is not None else math.nan for v in labels]
         paper = table.cells[(row, spec.column)].paper
         colour = f"C{k % 10}"
-        ax.plot([pos[v] for v in labels], ys, "-o", color=colour, label=f"{row} (ours)" + (
+        ax.plot(list(pos.values()), ys, "-o", color=colour, label=f"{row} (ours)" + (
             f"; the paper's {step.how} over {step.over}: {paper:g}" if paper is not None
             else ""))
-        chosen = aggregate(exp, ref, records, factor).chosen
+        chosen = reduce_parts(step, parts, factor).chosen
         if chosen is not None:
             ax.plot(pos[chosen], values[chosen] * factor, "o", ms=13, mfc="none",
                     color=colour)
-    ax.set_xticks(positions(labels))
+    ax.set_xticks(list(pos.values()))
     ax.set_xticklabels(labels)
     ax.set(xlabel=spec.xlabel, ylabel=spec.ylabel, title=title)
     ax.grid(alpha=0.3)
