@@ -132,7 +132,7 @@ def draw_over(exp: Experiment, table: TableData, records: Records, spec: OverPlo
         if ref is None:
             continue
         step = ref.aggregate[-1]
-        if not labels:  # the first drawn row's values; the rows of a column share them
+        if not labels:  # OverPlot.check: every row's step goes over the same values
             labels = exp.axis_values(step)
             pos = dict(zip(labels, positions(labels), strict=True))
         factor = exp.ours.factor(spec.column) * ref.scale

@@ -84,6 +84,13 @@ class OverPlot(Strict):
         if all(ref is None for ref in refs):
             raise ValueError(f"plot: every row is absent in column '{self.column}', so it "
                              "has nothing to draw")
+        drawn = [(row, exp.axis_values(ref.aggregate[-1]))
+                 for row, ref in zip(exp.paper.rows, refs, strict=True) if ref is not None]
+        for row, values in drawn[1:]:
+            if values != drawn[0][1]:
+                raise ValueError(f"plot: the rows of column '{self.column}' share one x axis, "
+                                 f"but row '{row}' goes over {values} and row "
+                                 f"'{drawn[0][0]}' over {drawn[0][1]}")
 
 
 class ScatterPlot(Strict):

@@ -190,3 +190,14 @@ def test_a_cell_not_computed_over_runs_cannot_be_drawn_over_steps():
     plain["ours"]["run"] = "{row} fold 1 WORD"
     with pytest.raises(ExperimentError, match="is not computed over runs"):
         parse_experiment(with_plot(plain, OVER), "toy")
+
+
+def test_rows_drawn_over_different_values_are_refused():
+    folds = copy.deepcopy(FOLDS)
+    folds["ours"]["cells"] = {"Overlap": {"Model Avg.": {
+        "run": "Overlap fold {fold} {model}", "metric": "sts17/sets/en-en",
+        "aggregate": [{"over": "model", "how": "mean"},
+                      {"over": "fold", "how": "max", "values": ["1", "2"]}]}}}
+    with pytest.raises(ExperimentError, match="row 'Overlap' goes over \\['1', '2'\\] and "
+                                              "row 'Cost' over \\['1', '2', '3'\\]"):
+        parse_experiment(with_plot(folds, OVER), "toy")
