@@ -11,16 +11,23 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from paralib.models.encoders.base import Encoder, masked_mean, register
+from paralib.models.encoders.unrolled import unrolled_rnn
+
+# False: PyTorch's packed kernel on the CPU as well (``benchmarks/recurrent.py`` times both)
+UNROLL_ON_CPU = True
 
 
 def run_rnn(rnn: nn.RNNBase, x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
     """Hidden states ``(B, T, H*dirs)`` of a batch-first RNN over packed sequences, so that
     padding never enters the recurrence. Empty rows run one padding step that
-    :func:`masked_mean` later ignores."""
+    :func:`masked_mean` later ignores. On the CPU the recurrence is unrolled in
+    :mod:`~paralib.models.encoders.unrolled` (the same arithmetic, a cheaper backward pass);
+    on a GPU it is PyTorch's (cuDNN) kernel."""
+    if UNROLL_ON_CPU and not x.is_cuda:
+        return unrolled_rnn(rnn, x, lengths.clamp(min=1))
     packed = pack_padded_sequence(x, lengths.clamp(min=1).cpu(), batch_first=True,
                                   enforce_sorted=False)
-    out, _ = rnn(packed)
-    out, _ = pad_packed_sequence(out, batch_first=True, total_length=x.shape[1])
+    out, _ = pad_packed_sequence(rnn(packed)[0], batch_first=True, total_length=x.shape[1])
     return out
 
 

@@ -1,0 +1,109 @@
+"""Training-step time of the recurrent encoders with PyTorch's packed LSTM/GRU kernel against
+``paralib``'s unrolled recurrence (``paralib.models.encoders.unrolled``), on the CPU.
+
+Each encoder at dim 300 (2018 §5.2 settings: batch 100, margin 0.4, hardest negatives within
+the mini-batch, fused Adam 0.001) trains ``--steps`` (10) steps of ``MegaBatchTrainer`` on
+Multi30k task-2 caption pairs (the vocabulary fitted on ``--pairs`` of them), once through
+``nn.LSTM``/``nn.GRU`` on packed sequences (``UNROLL_ON_CPU = False``) and once unrolled, from
+the same weights on the same batches. The two alternate ``--rounds`` (3) times so that load
+from other work falls on both; the table gives the median seconds per step and their ratio.
+
+After the timed steps the weights of the two runs are compared (largest absolute
+difference): the unrolled recurrence is the same arithmetic, so they differ by float32
+rounding, grown over the steps. ``sentence_difference`` is the largest difference between the
+two paths' sentence vectors for one batch of 200 sentences from the same weights (no
+training in between). One torch thread (what a training worker has). Writes
+``benchmarks/results/recurrent.json``.
+
+    python benchmarks/recurrent.py [--encoders lstm,blstm,gran,gran-gru] [--steps 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import machine, table, write_json  # noqa: E402
+from optimizer import largest_difference, setup  # noqa: E402
+
+ENCODERS = ["lstm", "blstm", "gran", "gran-gru"]
+
+
+def run(cfg, data, model, unrolled: bool, steps: int) -> tuple[float, object]:
+    """Median seconds per step over ``steps`` steps (after one warm-up step)."""
+    import torch
+
+    from paralib.models.encoders import recurrent
+    from paralib.train.steps import MegaBatchTrainer, build_optimizer
+
+    recurrent.UNROLL_ON_CPU = unrolled
+    model = copy.deepcopy(model)
+    trainer = MegaBatchTrainer(cfg.train, model, build_optimizer(model, cfg.train.lr), seed=1)
+    torch.manual_seed(1)
+    batches = [data.iloc[i * 100:(i + 1) * 100] for i in range(steps + 1)]
+    trainer.train_megabatch([batches[0]])
+    times = []
+    for batch in batches[1:]:
+        t = time.perf_counter()
+        trainer.train_megabatch([batch])
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), model
+
+
+def sentence_difference(model, data) -> float:
+    """Largest difference between the two paths' vectors for the same 200 sentences."""
+    from paralib.models.encoders import recurrent
+
+    texts = data["s1"].iloc[:100].tolist() + data["s2"].iloc[:100].tolist()
+    vecs = []
+    for unrolled in (False, True):
+        recurrent.UNROLL_ON_CPU = unrolled
+        vecs.append(model.embed(texts))
+    return (vecs[0] - vecs[1]).abs().max().item()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--encoders", default=",".join(ENCODERS))
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--pairs", type=int, default=20_000)
+    args = ap.parse_args()
+    os.environ.setdefault("PARALIB_DATA", str(Path(__file__).resolve().parents[2] / "shared"
+                                              / "data"))
+    import torch
+
+    torch.set_num_threads(1)
+    rows = []
+    for kind in args.encoders.split(","):
+        cfg, data, model = setup(kind, args.pairs)
+        packed, unrolled = [], []
+        for _ in range(args.rounds):
+            t_packed, m_packed = run(cfg, data, model, False, args.steps)
+            t_unrolled, m_unrolled = run(cfg, data, model, True, args.steps)
+            packed.append(t_packed)
+            unrolled.append(t_unrolled)
+        row = {"encoder": kind, "parameters": sum(p.numel() for p in model.parameters()),
+               "packed_s_per_step": round(statistics.median(packed), 4),
+               "unrolled_s_per_step": round(statistics.median(unrolled), 4),
+               "speedup": round(statistics.median(packed) / statistics.median(unrolled), 2),
+               "sentence_difference": float(f"{sentence_difference(model, data):.3g}"),
+               "max_weight_difference":
+                   float(f"{largest_difference(m_packed, m_unrolled):.3g}")}
+        rows.append(row)
+        print(f"{kind}: {row}", file=sys.stderr, flush=True)
+    print(table(rows, ["encoder", "parameters", "packed_s_per_step", "unrolled_s_per_step",
+                       "speedup", "sentence_difference", "max_weight_difference"]))
+    path = write_json("recurrent", {"machine": machine(), "args": vars(args),
+                                    "load_average_at_end": os.getloadavg()[0], "rows": rows})
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
