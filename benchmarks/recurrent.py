@@ -12,7 +12,9 @@ After the timed steps the weights of the two runs are compared (largest absolute
 difference): the unrolled recurrence is the same arithmetic, so they differ by float32
 rounding, grown over the steps. ``sentence_difference`` is the largest difference between the
 two paths' sentence vectors for one batch of 200 sentences from the same weights (no
-training in between). One torch thread (what a training worker has). Writes
+training in between). ``encode_*_per_s`` is inference, not training: sentences per second of
+``model.embed`` over the first ``--encode`` (4,000) caption sentences in batches of 128,
+median of the rounds. One torch thread (what a training worker has). Writes
 ``benchmarks/results/recurrent.json``.
 
     python benchmarks/recurrent.py [--encoders lstm,blstm,gran,gran-gru] [--steps 10]
@@ -56,6 +58,17 @@ def run(cfg, data, model, unrolled: bool, steps: int) -> tuple[float, object]:
     return statistics.median(times), model
 
 
+def encode_rate(model, texts: list[str], unrolled: bool) -> float:
+    """Sentences per second of ``model.embed`` in batches of 128 (no gradients)."""
+    from paralib.models.encoders import recurrent
+
+    recurrent.UNROLL_ON_CPU = unrolled
+    start = time.perf_counter()
+    for i in range(0, len(texts), 128):
+        model.embed(texts[i:i + 128])
+    return len(texts) / (time.perf_counter() - start)
+
+
 def sentence_difference(model, data) -> float:
     """Largest difference between the two paths' vectors for the same 200 sentences."""
     from paralib.models.encoders import recurrent
@@ -74,6 +87,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--pairs", type=int, default=20_000)
+    ap.add_argument("--encode", type=int, default=4_000)
     args = ap.parse_args()
     os.environ.setdefault("PARALIB_DATA", str(Path(__file__).resolve().parents[2] / "shared"
                                               / "data"))
@@ -83,23 +97,29 @@ def main() -> None:
     rows = []
     for kind in args.encoders.split(","):
         cfg, data, model = setup(kind, args.pairs)
-        packed, unrolled = [], []
+        texts = data["s1"].iloc[:args.encode].tolist()
+        packed, unrolled, enc_packed, enc_unrolled = [], [], [], []
         for _ in range(args.rounds):
             t_packed, m_packed = run(cfg, data, model, False, args.steps)
             t_unrolled, m_unrolled = run(cfg, data, model, True, args.steps)
             packed.append(t_packed)
             unrolled.append(t_unrolled)
+            enc_packed.append(encode_rate(model, texts, False))
+            enc_unrolled.append(encode_rate(model, texts, True))
         row = {"encoder": kind, "parameters": sum(p.numel() for p in model.parameters()),
                "packed_s_per_step": round(statistics.median(packed), 4),
                "unrolled_s_per_step": round(statistics.median(unrolled), 4),
                "speedup": round(statistics.median(packed) / statistics.median(unrolled), 2),
+               "encode_packed_per_s": round(statistics.median(enc_packed)),
+               "encode_unrolled_per_s": round(statistics.median(enc_unrolled)),
                "sentence_difference": float(f"{sentence_difference(model, data):.3g}"),
                "max_weight_difference":
                    float(f"{largest_difference(m_packed, m_unrolled):.3g}")}
         rows.append(row)
         print(f"{kind}: {row}", file=sys.stderr, flush=True)
     print(table(rows, ["encoder", "parameters", "packed_s_per_step", "unrolled_s_per_step",
-                       "speedup", "sentence_difference", "max_weight_difference"]))
+                       "speedup", "encode_packed_per_s", "encode_unrolled_per_s",
+                       "sentence_difference", "max_weight_difference"]))
     path = write_json("recurrent", {"machine": machine(), "args": vars(args),
                                     "load_average_at_end": os.getloadavg()[0], "rows": rows})
     print(f"wrote {path}")

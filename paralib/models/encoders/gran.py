@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from paralib.models.encoders.base import Encoder, masked_mean, register
+from paralib.models.encoders.base import Encoder, register
 from paralib.models.encoders.recurrent import run_rnn
 
 
@@ -30,9 +30,16 @@ class GRANEncoder(Encoder):
         self.gate_h = nn.Linear(self.hidden, dim, bias=False)  # W_h
 
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """The gates are computed for the tokens only, not for the padding after them (a
+        batch of captions is mostly padding), and averaged per sentence."""
         x = self.dropout(self.embedding(ids))
         h = run_rnn(self.rnn, x, lengths)
-        return masked_mean(x * torch.sigmoid(self.gate_x(x) + self.gate_h(h)), lengths)
+        real = torch.arange(ids.shape[1], device=ids.device)[None, :] < lengths[:, None]
+        x, h = x[real], h[real]  # (tokens, dim), sentence after sentence
+        gated = x * torch.sigmoid(self.gate_x(x) + self.gate_h(h))
+        rows = torch.arange(len(ids), device=ids.device).repeat_interleave(lengths)
+        total = gated.new_zeros(len(ids), gated.shape[1]).index_add(0, rows, gated)
+        return total / lengths.clamp(min=1).to(total.dtype)[:, None]
 
 
 @register
