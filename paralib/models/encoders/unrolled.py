@@ -2,11 +2,13 @@
 
 The recurrent encoders (2017 §4.1 GRAN, 2018 §4 LSTM-avg and BLSTM-avg, 2019 §2 BLSTM-SP)
 run over packed sequences so that padding never enters a recurrence. PyTorch's CPU kernel for
-packed input narrows the precomputed input projection ``(tokens, 4H)`` once per time step, and
-the backward pass of each narrow writes a zero tensor of the whole projection: a mini-batch
-of 400 caption sentences (6,862 tokens, 40 steps) spent more time filling zeros than in its
-matrix products. Here the projection is split into its time steps once (its backward is one
-concatenation), and only the small hidden state is narrowed as sentences end.
+packed input narrows the precomputed input projection ``(tokens, 4H)`` once per time step,
+and the backward pass of each narrow writes a zero tensor of the whole projection, so the
+cost grows with tokens × steps: in a profile of an LSTM training step on caption pairs,
+filling those zeros took longer than the matrix products (packed input's slowness is
+pytorch/pytorch#149194, open). Here the projection is split into its time steps once (its
+backward is one concatenation), and only the small hidden state is narrowed as sentences
+end.
 
 The arithmetic is PyTorch's (the same weights, gate order and biases: ``nn.LSTM`` i, f, g, o;
 ``nn.GRU`` r, z, n with ``b_hn`` inside the reset gate), so a module's parameters and
