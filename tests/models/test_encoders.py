@@ -61,6 +61,28 @@ def test_gran_with_open_gate_is_avg(en_text):
     torch.testing.assert_close(gran.embed(texts), avg.embed(texts), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("name", ["gran", "gran-gru"])
+def test_gran_is_eq_1_averaged_over_the_tokens(name, en_text):
+    """2017 eq. 1 written out over the padded batch, gradients included."""
+    from paralib.models.encoders.base import masked_mean
+    from paralib.models.encoders.recurrent import run_rnn
+
+    enc = small(name, en_text).parts[0]
+    ids = torch.tensor([[5, 9, 12, 0], [0, 0, 0, 0], [7, 3, 0, 0]])
+    lengths = torch.tensor([3, 0, 2])
+    x = enc.embedding(ids)
+    h = run_rnn(enc.rnn, x, lengths)
+    by_hand = masked_mean(x * torch.sigmoid(enc.gate_x(x) + enc.gate_h(h)), lengths)
+    ours = enc(ids, lengths)
+    torch.testing.assert_close(ours, by_hand)
+    assert torch.all(ours[1] == 0)
+    weights = torch.randn_like(ours)
+    grads = [torch.autograd.grad((v * weights).sum(), list(enc.parameters()))
+             for v in (ours, by_hand)]
+    for a, b in zip(*grads, strict=True):
+        torch.testing.assert_close(a, b)
+
+
 def test_blstm_averages_directions(en_text):
     model = small("blstm", en_text, hidden=8)
     assert model.out_dim == 8 and model.embed(["a dog"]).shape == (1, 8)

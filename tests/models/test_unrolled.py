@@ -62,5 +62,7 @@ def test_packed_order_is_pack_padded_sequence_order():
 def test_other_recurrences_are_refused():
     with pytest.raises(UnrolledError, match="nn.LSTM and nn.GRU, not RNN"):
         unrolled_rnn(nn.RNN(3, 3), torch.zeros(1, 2, 3), torch.tensor([2]))
+    with pytest.raises(UnrolledError, match="a sentence of 5 tokens in a batch of 3 steps"):
+        unrolled_rnn(nn.LSTM(3, 3), torch.zeros(2, 3, 3), torch.tensor([5, 2]))
     with pytest.raises(UnrolledError, match="one layer"):
         unrolled_rnn(nn.LSTM(3, 3, num_layers=2), torch.zeros(1, 2, 3), torch.tensor([2]))

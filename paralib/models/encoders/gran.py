@@ -37,7 +37,7 @@ class GRANEncoder(Encoder):
         real = torch.arange(ids.shape[1], device=ids.device)[None, :] < lengths[:, None]
         x, h = x[real], h[real]  # (tokens, dim), sentence after sentence
         gated = x * torch.sigmoid(self.gate_x(x) + self.gate_h(h))
-        rows = torch.arange(len(ids), device=ids.device).repeat_interleave(lengths)
+        rows = torch.arange(len(ids), device=ids.device).repeat_interleave(lengths.long())
         total = gated.new_zeros(len(ids), gated.shape[1]).index_add(0, rows, gated)
         return total / lengths.clamp(min=1).to(total.dtype)[:, None]
 

@@ -97,6 +97,9 @@ def unrolled_rnn(rnn: nn.RNNBase, x: torch.Tensor, lengths: torch.Tensor) -> tor
     gather and one scatter, whose backward passes are too."""
     _check(rnn)
     batch, steps, dim = x.shape
+    if len(lengths) and int(lengths.max()) > steps:
+        raise UnrolledError(f"a sentence of {int(lengths.max())} tokens in a batch of "
+                            f"{steps} steps")
     index, sizes = packed_order(lengths, steps)
     data = x.reshape(batch * steps, dim).index_select(0, index)
     states = [_direction(rnn, data, sizes, "")]
