@@ -13,9 +13,9 @@ difference): the unrolled recurrence is the same arithmetic, so they differ by f
 rounding, grown over the steps. ``sentence_difference`` is the largest difference between the
 two paths' sentence vectors for one batch of 200 sentences from the same weights (no
 training in between). ``encode_*_per_s`` is inference, not training: sentences per second of
-``model.embed`` over the first ``--encode`` (4,000) caption sentences in batches of 128,
-median of the rounds. One torch thread (what a training worker has). Writes
-``benchmarks/results/recurrent.json``.
+``model.embed`` in evaluation mode under ``torch.inference_mode`` over the first
+``--encode`` (4,000) caption sentences in batches of 128, median of the rounds. One torch
+thread (what a training worker has). Writes ``benchmarks/results/recurrent.json``.
 
     python benchmarks/recurrent.py [--encoders lstm,blstm,gran,gran-gru] [--steps 10]
 """
@@ -59,13 +59,18 @@ def run(cfg, data, model, unrolled: bool, steps: int) -> tuple[float, object]:
 
 
 def encode_rate(model, texts: list[str], unrolled: bool) -> float:
-    """Sentences per second of ``model.embed`` in batches of 128 (no gradients)."""
+    """Sentences per second of ``model.embed`` in batches of 128, in evaluation mode under
+    ``torch.inference_mode`` (as ``SentenceEncoder.encode`` runs it)."""
+    import torch
+
     from paralib.models.encoders import recurrent
 
     recurrent.UNROLL_ON_CPU = unrolled
+    model = copy.deepcopy(model).eval()  # the rounds after this train the original
     start = time.perf_counter()
-    for i in range(0, len(texts), 128):
-        model.embed(texts[i:i + 128])
+    with torch.inference_mode():
+        for i in range(0, len(texts), 128):
+            model.embed(texts[i:i + 128])
     return len(texts) / (time.perf_counter() - start)
 
 

@@ -25,7 +25,7 @@ from torch import nn
 
 
 class UnrolledError(ValueError):
-    """A recurrent module this unrolling does not cover."""
+    """A recurrent module, or a batch, that this unrolling does not cover."""
 
 
 def _check(rnn: nn.RNNBase) -> None:
