@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -101,17 +102,25 @@ def test_resume_after_a_real_kill(tiny_mt, m30k, tmp_path):
         "backtranslate": {"model": f"{tiny_mt}/ct2-int8", "output": str(out), "beam_size": 4,
                           "max_decoding_length": 40, "actors": 1},
     }))
-    proc = subprocess.Popen([sys.executable, "-m", "paralib", "backtranslate", "--config",
-                             str(cfg_file), "--no-progress"], start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = tmp_path / "first-run.log"
+    with log.open("w") as sink:
+        proc = subprocess.Popen([sys.executable, "-m", "paralib", "backtranslate", "--config",
+                                 str(cfg_file), "--no-progress"], start_new_session=True,
+                                stdout=sink, stderr=subprocess.STDOUT)
     markers = out / "_markers"
     deadline = time.time() + 240
-    while time.time() < deadline and len(list(markers.glob("*.json"))) < 2:
+    while (time.time() < deadline and proc.poll() is None
+           and len(list(markers.glob("*.json"))) < 2):
         time.sleep(0.2)
-    os.killpg(proc.pid, signal.SIGKILL)
+    exited = proc.poll()
+    with contextlib.suppress(ProcessLookupError):  # the group may be gone if it exited
+        os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     done_at_kill = len(list(markers.glob("*.json")))
-    assert 2 <= done_at_kill < 20, "the job should have been killed part-way"
+    assert 2 <= done_at_kill < 20, (
+        f"the job should have been killed part-way: {done_at_kill} shards done, "
+        f"{'exited with ' + str(exited) if exited is not None else 'still running'}; its "
+        f"output ends:\n{log.read_text()[-2000:]}")
 
     res = subprocess.run([sys.executable, "-m", "paralib", "backtranslate", "--config",
                           str(cfg_file), "--no-progress"], capture_output=True, text=True,
