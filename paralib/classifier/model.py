@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence
 
 from paralib.classifier.vocab import Vocab
 from paralib.io.fs import S3Options, local_copy
+from paralib.models.encoders.recurrent import run_rnn
 
 CONFIG_FILE, WEIGHTS_FILE, VOCAB_FILE, METRICS_FILE = (
     "classifier.json", "model.pt", "vocab.txt", "metrics.json")
@@ -57,9 +57,8 @@ class RefClassifierNet(nn.Module):
         n = lengths.clamp(min=1)
         if self.lstm is None:
             return e.sum(1) / n.unsqueeze(1).to(e.dtype)
-        packed = pack_padded_sequence(e, n.cpu(), batch_first=True, enforce_sorted=False)
-        _, (h, _) = self.lstm(packed)
-        return h[-1]
+        states = run_rnn(self.lstm, e, n)  # packed: padding never enters the recurrence
+        return states[torch.arange(len(n), device=n.device), n - 1]  # each last state
 
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         """Logits ``[n, 2]``; column 1 is the reference class."""

@@ -90,3 +90,20 @@ def test_scorer_gives_p_ref(backtranslated, tmp_path):
     assert ((out["p_ref"] >= 0) & (out["p_ref"] <= 1)).all()
     with pytest.raises(ScorerError, match="not a reference classifier"):
         ClassifierScorer(model=str(tmp_path / "nothing")).setup()
+
+
+def test_lstm_sentence_vector_is_the_last_state_of_each_sentence():
+    """The LSTM classifier's vector is PyTorch's final packed hidden state (an empty sentence
+    runs one padding step), whichever kernel runs the recurrence."""
+    from torch.nn.utils.rnn import pack_padded_sequence
+
+    from paralib.classifier.model import NetConfig, RefClassifierNet
+
+    torch.manual_seed(0)
+    net = RefClassifierNet(NetConfig(encoder="lstm", vocab_size=50, dim=8, hidden=6))
+    lengths = torch.tensor([9, 3, 1, 0, 5, 9])
+    ids = torch.randint(1, 50, (6, 9)).masked_fill(torch.arange(9) >= lengths[:, None], 0)
+    packed = pack_padded_sequence(net.emb(ids), lengths.clamp(min=1), batch_first=True,
+                                  enforce_sorted=False)
+    _, (last, _) = net.lstm(packed)
+    torch.testing.assert_close(net.encode(ids, lengths), last[-1])
