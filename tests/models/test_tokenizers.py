@@ -59,3 +59,18 @@ def test_bad_settings_and_files_are_clear_errors(tmp_path):
         build_tokenizer("word", 100).fit(["", "  "])
     with pytest.raises(TokenizerError, match="tokenizer.json"):
         Tokenizer.load(tmp_path)
+
+
+def test_trigram_ids_are_those_of_its_units_and_follow_a_new_vocabulary(en_text):
+    tok = build_tokenizer("trigram", 300)
+    sents = en_text[:200] + ["Zyxqv dog!", ""]
+
+    def by_units():
+        return [[tok.stoi.get(u, UNK) for u in tok.units(s)] for s in sents]
+
+    tok.fit(en_text)
+    assert tok.encode(sents) == by_units()
+    assert tok.encode(sents) == by_units()  # the second time from remembered words
+    before = tok.encode(sents)
+    tok.fit(en_text[:50])  # another vocabulary: remembered ids must not survive it
+    assert tok.encode(sents) == by_units() != before

@@ -3,7 +3,7 @@ Wieting et al. 2016a's CHARAGRAM): ``dog`` → ``#do dog og#``."""
 
 from __future__ import annotations
 
-from paralib.models.tokenizers.base import VocabTokenizer, register
+from paralib.models.tokenizers.base import UNK, VocabTokenizer, register
 from paralib.text import tokenize
 
 BOUNDARY = "#"
@@ -23,3 +23,23 @@ class TrigramTokenizer(VocabTokenizer):
 
     def units(self, text: str) -> list[str]:
         return [g for w in tokenize(text) for g in word_trigrams(w)]
+
+    def encode(self, texts: list[str]) -> list[list[int]]:
+        """The ids of :meth:`units`, with each word's trigram ids remembered: training
+        encodes every sentence several times per epoch (mining, the step, the negatives), and
+        words repeat far more than sentences. The memory follows the vocabulary (it is
+        dropped when ``fit`` or ``load`` gives a new one)."""
+        if getattr(self, "_words_for", None) is not self.stoi:
+            self._words: dict[str, list[int]] = {}
+            self._words_for = self.stoi
+        words, get = self._words, self.stoi.get
+        out = []
+        for text in texts:
+            ids: list[int] = []
+            for w in tokenize(text or ""):
+                known = words.get(w)
+                if known is None:
+                    known = words[w] = [get(g, UNK) for g in word_trigrams(w)]
+                ids.extend(known)
+            out.append(ids)
+        return out
