@@ -74,3 +74,15 @@ def test_trigram_ids_are_those_of_its_units_and_follow_a_new_vocabulary(en_text)
     before = tok.encode(sents)
     tok.fit(en_text[:50])  # another vocabulary: remembered ids must not survive it
     assert tok.encode(sents) == by_units() != before
+
+
+def test_trigram_memory_of_words_starts_over_past_its_bound(en_text, monkeypatch):
+    from paralib.models.tokenizers import trigram
+
+    monkeypatch.setattr(trigram, "REMEMBERED_WORDS", 5)
+    tok = build_tokenizer("trigram", 300).fit(en_text)
+    first = tok.encode(en_text[:30])
+    assert len(tok._words) > 5  # one call remembers every word it meets
+    assert tok.encode(["a dog"]) == [[tok.stoi.get(u, UNK) for u in tok.units("a dog")]]
+    assert len(tok._words) == 2  # started over: only "a" and "dog"
+    assert tok.encode(en_text[:30]) == first

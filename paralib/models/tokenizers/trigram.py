@@ -7,6 +7,7 @@ from paralib.models.tokenizers.base import UNK, VocabTokenizer, register
 from paralib.text import tokenize
 
 BOUNDARY = "#"
+REMEMBERED_WORDS = 500_000  # the memory of TrigramTokenizer.encode starts over beyond this
 
 
 def word_trigrams(word: str) -> list[str]:
@@ -28,8 +29,10 @@ class TrigramTokenizer(VocabTokenizer):
         """The ids of :meth:`units`, with each word's trigram ids remembered: training
         encodes every sentence several times per epoch (mining, the step, the negatives), and
         words repeat far more than sentences. The memory follows the vocabulary (it is
-        dropped when ``fit`` or ``load`` gives a new one)."""
-        if getattr(self, "_words_for", None) is not self.stoi:
+        dropped when ``fit`` or ``load`` gives a new one, and starts over past
+        ``REMEMBERED_WORDS`` words, so that encoding a large corpus stays bounded)."""
+        if (getattr(self, "_words_for", None) is not self.stoi
+                or len(self._words) > REMEMBERED_WORDS):
             self._words: dict[str, list[int]] = {}
             self._words_for = self.stoi
         words, get = self._words, self.stoi.get
