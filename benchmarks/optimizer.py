@@ -60,15 +60,15 @@ def setup(kind: str, pairs: int):
     return cfg, data, model
 
 
-def run(cfg, data, model, fused: bool, steps: int) -> tuple[float, object]:
-    """Median seconds per step over ``steps`` steps (after one warm-up step)."""
+def timed_steps(cfg, data, model, make_optimizer, steps: int) -> tuple[float, object]:
+    """Median seconds per ``MegaBatchTrainer`` step over ``steps`` steps (after one warm-up
+    step) of a copy of ``model`` with the optimiser ``make_optimizer(copy)``; the copy."""
     import torch
 
     from paralib.train.steps import MegaBatchTrainer
 
     model = copy.deepcopy(model)
-    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.train.lr, fused=fused)
-    trainer = MegaBatchTrainer(cfg.train, model, optimizer, seed=1)
+    trainer = MegaBatchTrainer(cfg.train, model, make_optimizer(model), seed=1)
     torch.manual_seed(1)
     batches = [data.iloc[i * 100:(i + 1) * 100] for i in range(steps + 1)]
     trainer.train_megabatch([batches[0]])
@@ -80,6 +80,23 @@ def run(cfg, data, model, fused: bool, steps: int) -> tuple[float, object]:
     return statistics.median(times), model
 
 
+def run(cfg, data, model, fused: bool, steps: int) -> tuple[float, object]:
+    """:func:`timed_steps` with Adam's per-tensor loop or its fused kernel."""
+    import torch
+
+    return timed_steps(cfg, data, model, lambda m: torch.optim.Adam(
+        m.parameters(), lr=cfg.train.lr, fused=fused), steps)
+
+
+def step_parser(doc: str, encoders: list[str], steps: int, rounds_help: str | None = None
+                ) -> argparse.ArgumentParser:
+    """The options shared by the training-step benchmarks (this one and ``recurrent.py``)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--encoders", default=",".join(encoders))
+    ap.add_argument("--steps", type=int, default=steps)
+    ap.add_argument("--rounds", type=int, default=3, help=rounds_help)
+    ap.add_argument("--pairs", type=int, default=20_000)
+    return ap
 def largest_difference(a, b) -> float:
     """The largest absolute difference between two models' weights."""
     return max((x - y).abs().max().item() for x, y in
@@ -87,14 +104,7 @@ def largest_difference(a, b) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--encoders", default=",".join(ENCODERS))
-    ap.add_argument("--steps", type=int, default=20)
-    ap.add_argument("--rounds", type=int, default=3, help="at least 2")
-    ap.add_argument("--pairs", type=int, default=20_000)
-    args = ap.parse_args()
-    os.environ.setdefault("PARALIB_DATA", str(Path(__file__).resolve().parents[2] / "shared"
-                                              / "data"))
+    args = step_parser(__doc__, ENCODERS, 20, rounds_help="at least 2").parse_args()
     import torch
 
     torch.set_num_threads(1)

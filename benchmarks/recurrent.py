@@ -22,7 +22,6 @@ thread (what a training worker has). Writes ``benchmarks/results/recurrent.json`
 
 from __future__ import annotations
 
-import argparse
 import copy
 import os
 import statistics
@@ -32,30 +31,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, table, write_json  # noqa: E402
-from optimizer import largest_difference, setup  # noqa: E402
+from optimizer import largest_difference, setup, step_parser, timed_steps  # noqa: E402
 
 ENCODERS = ["lstm", "blstm", "gran", "gran-gru"]
 
 
 def run(cfg, data, model, unrolled: bool, steps: int) -> tuple[float, object]:
-    """Median seconds per step over ``steps`` steps (after one warm-up step)."""
-    import torch
-
+    """:func:`timed_steps` with PyTorch's packed kernel or the unrolled recurrence, and the
+    fused Adam of training."""
     from paralib.models.encoders import recurrent
-    from paralib.train.steps import MegaBatchTrainer, build_optimizer
+    from paralib.train.steps import build_optimizer
 
     recurrent.UNROLL_ON_CPU = unrolled
-    model = copy.deepcopy(model)
-    trainer = MegaBatchTrainer(cfg.train, model, build_optimizer(model, cfg.train.lr), seed=1)
-    torch.manual_seed(1)
-    batches = [data.iloc[i * 100:(i + 1) * 100] for i in range(steps + 1)]
-    trainer.train_megabatch([batches[0]])
-    times = []
-    for batch in batches[1:]:
-        t = time.perf_counter()
-        trainer.train_megabatch([batch])
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), model
+    return timed_steps(cfg, data, model, lambda m: build_optimizer(m, cfg.train.lr), steps)
 
 
 def encode_rate(model, texts: list[str], unrolled: bool) -> float:
@@ -87,15 +75,9 @@ def sentence_difference(model, data) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--encoders", default=",".join(ENCODERS))
-    ap.add_argument("--steps", type=int, default=10)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--pairs", type=int, default=20_000)
+    ap = step_parser(__doc__, ENCODERS, 10)
     ap.add_argument("--encode", type=int, default=4_000)
     args = ap.parse_args()
-    os.environ.setdefault("PARALIB_DATA", str(Path(__file__).resolve().parents[2] / "shared"
-                                              / "data"))
     import torch
 
     torch.set_num_threads(1)
