@@ -97,6 +97,8 @@ def step_parser(doc: str, encoders: list[str], steps: int, rounds_help: str | No
     ap.add_argument("--rounds", type=int, default=3, help=rounds_help)
     ap.add_argument("--pairs", type=int, default=20_000)
     return ap
+
+
 def largest_difference(a, b) -> float:
     """The largest absolute difference between two models' weights."""
     return max((x - y).abs().max().item() for x, y in
