@@ -22,6 +22,10 @@ peak RSS (driver, Ray processes and workers summed) on the small input (1x) and 
 (10x by default). Writes ``benchmarks/results/backtranslate.json``.
 
     python benchmarks/backtranslate.py --model models/de-en --hf-model runs/mt-de-en/hf
+
+With ``--device cuda``, (a) translates on the GPU and (b) runs ``--actors-per-gpu`` actors
+sharing it (both with CTranslate2's ``auto`` compute type and ``--batch-tokens``);
+``--skip-transformers`` leaves out (c) and (c'), ``--name`` names the results file.
 """
 
 from __future__ import annotations
@@ -51,16 +55,20 @@ def target_tokens(model: Path, texts: list[str]) -> int:
     return sum(len(x) + 1 for x in sp.encode(texts))
 
 
-def run_ct2(model: Path, sents: list[str], beam: int, threads: int) -> tuple[float, list[str]]:
+def run_ct2(model: Path, sents: list[str], beam: int, threads: int, device: str = "cpu",
+            batch_tokens: int = 1024) -> tuple[float, list[str]]:
     import ctranslate2
 
-    tr = ctranslate2.Translator(str(model), device="cpu", intra_threads=1,
-                                inter_threads=threads)
+    # compute type "auto", as paralib's actors use: int8 on this CPU, int8_float16 on a GPU
+    tr = ctranslate2.Translator(str(model), device=device, compute_type="auto",
+                                intra_threads=1,
+                                inter_threads=threads if device == "cpu" else 1)
     sp = spm.SentencePieceProcessor(model_file=str(model / "source.spm"))
     tsp = spm.SentencePieceProcessor(model_file=str(model / "target.spm"))
     t0 = time.perf_counter()
     res = tr.translate_batch(sp.encode(sents, out_type=str), beam_size=beam,
-                             max_batch_size=1024, batch_type="tokens", max_decoding_length=128)
+                             max_batch_size=batch_tokens, batch_type="tokens",
+                             max_decoding_length=128)
     outs = [tsp.decode(r.hypotheses[0]) for r in res]
     return time.perf_counter() - t0, outs
 
@@ -105,10 +113,13 @@ def write_inputs(folder: Path, de: list[str], en: list[str]) -> tuple[str, str]:
 
 
 def run_ray(model: Path, src: str, ref: str, out: Path, beam: int, actors: int,
-            shard_rows: int) -> tuple[float, float, list[str]]:
+            shard_rows: int, device: str = "cpu", batch_tokens: int = 1024
+            ) -> tuple[float, float, list[str]]:
     from paralib.translate.backtranslate import backtranslate
 
-    cfg = load_config(None, [
+    cfg = load_config(None, [f"backtranslate.device={device}",
+                             f"backtranslate.actors_per_gpu={actors if device == 'cuda' else 1}",
+                             f"backtranslate.batch_size={batch_tokens}",
         f"bitext.inputs=[{{corpus: bench, src_lang: de, src: '{src}', en: '{ref}'}}]",
         f"bitext.shard_rows={shard_rows}", f"backtranslate.model={model}",
         f"backtranslate.output={out}", f"backtranslate.beam_size={beam}",
@@ -138,11 +149,23 @@ def main() -> None:
                     help="rows per shard of (b); default: two shards per actor, at most "
                          "paralib's default (bitext.shard_rows)")
     ap.add_argument("--hf-batch", type=int, default=32)
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                    help="cuda: (a) translates on the GPU and (b) runs one GPU actor")
+    ap.add_argument("--batch-tokens", type=int, default=1024,
+                    help="CTranslate2's max_batch_size in tokens, for (a) and (b) alike")
+    ap.add_argument("--actors-per-gpu", type=int, default=1,
+                    help="with --device cuda: actors sharing the GPU in (b)")
+    ap.add_argument("--skip-transformers", action="store_true",
+                    help="leave out (c) and (c') (no transformers model at hand)")
+    ap.add_argument("--name", default="backtranslate",
+                    help="results file: benchmarks/results/NAME.json")
     args = ap.parse_args()
     model, hf = Path(args.model), Path(args.hf_model)
-    if not (hf / "config.json").is_file():
+    if not args.skip_transformers and not (hf / "config.json").is_file():
         sys.exit(f"{hf}: no transformers model; train one with "
-                 "'paralib mt train --config configs/mt-de-en.yaml' or pass --hf-model")
+                 "'paralib mt train --config configs/mt-de-en.yaml', pass --hf-model, or "
+                 "--skip-transformers")
+    actors = args.threads if args.device == "cpu" else args.actors_per_gpu
     if not 0 < args.n_small <= args.n:
         sys.exit(f"--n-small ({args.n_small}) must be in 1..--n ({args.n})")
 
@@ -157,7 +180,7 @@ def main() -> None:
     def shard_rows(n: int) -> int:
         """Two shards per actor (CTranslate2 sorts each actor's call by length: larger calls
         pad less), never more rows than paralib's default shard."""
-        return args.shard_rows or min(default_shard, -(-n // (2 * args.threads)))
+        return args.shard_rows or min(default_shard, -(-n // (2 * actors)))
 
     def add(system: str, n: int, seconds: float, outs: list[str], **extra) -> dict:
         row = {"system": system, "sentences": n, "seconds": seconds, "outs": outs, **extra}
@@ -165,10 +188,11 @@ def main() -> None:
         return row
 
     load_before = os.getloadavg()
-    run_ct2(model, de[:64], args.beam, args.threads)  # warm-up: page the model in
-    secs, outs = run_ct2(model, de[:small], args.beam, args.threads)
+    ct2 = {"device": args.device, "batch_tokens": args.batch_tokens}
+    run_ct2(model, de[:64], args.beam, args.threads, **ct2)  # warm-up: page the model in
+    secs, outs = run_ct2(model, de[:small], args.beam, args.threads, **ct2)
     a_small = add("(a) ctranslate2 translate_batch", small, secs, outs)
-    secs, outs = run_ct2(model, de, args.beam, args.threads)
+    secs, outs = run_ct2(model, de, args.beam, args.threads, **ct2)
     a = add("(a) ctranslate2 translate_batch", args.n, secs, outs)
 
     import ray
@@ -178,48 +202,55 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="paralib-bench-"))
     try:
         src, ref = write_inputs(tmp / "small", de[:small], en[:small])
-        secs, peak1, outs = run_ray(model, src, ref, tmp / "out1", args.beam, args.threads,
-                                    shard_rows(small))
+        secs, peak1, outs = run_ray(model, src, ref, tmp / "out1", args.beam, actors,
+                                    shard_rows(small), **ct2)
         b_cold = add("(b) paralib backtranslate, first job of the Ray session", small, secs,
                      outs, peak_rss_mb=peak1)
-        secs, peak, outs = run_ray(model, src, ref, tmp / "out2", args.beam, args.threads,
-                                   shard_rows(small))
+        secs, peak, outs = run_ray(model, src, ref, tmp / "out2", args.beam, actors,
+                                   shard_rows(small), **ct2)
         b_warm = add("(b) paralib backtranslate, next job", small, secs, outs,
                      peak_rss_mb=peak)
         src, ref = write_inputs(tmp / "all", de, en)
-        secs, peak10, outs = run_ray(model, src, ref, tmp / "out10", args.beam, args.threads,
-                                     shard_rows(args.n))
+        secs, peak10, outs = run_ray(model, src, ref, tmp / "out10", args.beam, actors,
+                                     shard_rows(args.n), **ct2)
         b = add("(b) paralib backtranslate, next job", args.n, secs, outs, peak_rss_mb=peak10)
     finally:
         ray.shutdown()
         shutil.rmtree(tmp, ignore_errors=True)
 
-    secs, outs, (k, at_k) = run_hf(hf, de, args.beam, args.threads, args.hf_batch,
-                                   by_length=False, split=small)
-    c_name = f"(c) transformers generate (float32, batch {args.hf_batch})"
-    c_small = add(c_name, k, at_k, outs[:k])
-    c = add(c_name, args.n, secs, outs)
-    secs, outs, _ = run_hf(hf, de, args.beam, args.threads, 64, by_length=True)
-    c_sorted = add("(c') transformers generate (float32, by length, batch 64)", args.n, secs,
-                   outs)
+    c = c_small = c_sorted = None
+    k = 0
+    if not args.skip_transformers:
+        secs, outs, (k, at_k) = run_hf(hf, de, args.beam, args.threads, args.hf_batch,
+                                       by_length=False, split=small)
+        c_name = f"(c) transformers generate (float32, batch {args.hf_batch})"
+        c_small = add(c_name, k, at_k, outs[:k])
+        c = add(c_name, args.n, secs, outs)
+        secs, outs, _ = run_hf(hf, de, args.beam, args.threads, 64, by_length=True)
+        c_sorted = add("(c') transformers generate (float32, by length, batch 64)", args.n,
+                       secs, outs)
     for r in rows:
         r["sentences_per_s"] = round(r["sentences"] / r["seconds"], 1)
         r["tokens_per_s"] = round(target_tokens(model, r.pop("outs")) / r["seconds"], 1)
         r["seconds"] = round(r["seconds"], 2)
 
-    def ratio(x: dict, y: dict) -> float:
-        return round(x["sentences_per_s"] / y["sentences_per_s"], 3)
+    def ratio(x: dict | None, y: dict | None) -> float | None:
+        return round(x["sentences_per_s"] / y["sentences_per_s"], 3) if x and y else None
 
     # start-up cost of a job: its time beyond translating at the pipeline's steady rate
     steady = args.n / b["seconds"]
+    ray_text = (f"{actors} actors x 1 thread" if args.device == "cpu" else
+                f"{actors} actor(s) sharing the GPU") + ", Ray started before timing"
     result = {
         "machine": machine(),
-        "setup": {"model": str(model), "hf_model": str(hf), "sentences": args.n,
-                  "sentences_small": small, "beam": args.beam, "threads": args.threads,
+        "setup": {"model": str(model), "hf_model": None if args.skip_transformers else str(hf),
+                  "sentences": args.n, "sentences_small": small, "beam": args.beam,
+                  "threads": args.threads, "device": args.device,
+                  "batch_tokens": args.batch_tokens,
                   "shard_rows": {str(small): shard_rows(small), str(args.n): shard_rows(args.n)},
-                  "ray": f"{args.threads} actors x 1 thread, Ray started before timing",
-                  "hf_batch": args.hf_batch,
-                  "transformers_small": f"file-order rate over its first {k} sentences",
+                  "ray": ray_text, "hf_batch": args.hf_batch,
+                  "transformers_small": (f"file-order rate over its first {k} sentences"
+                                         if k else None),
                   "load_average_before": [round(x, 2) for x in load_before],
                   "load_average_after": [round(x, 2) for x in os.getloadavg()]},
         "rows": rows,
@@ -252,7 +283,7 @@ def main() -> None:
           f"{sm['start_s_first_job']} s and {sm['start_s_next_job']} s")
     print(f"peak RSS of (b): {peak1} MB at 1x ({small} sentences), {peak10} MB at "
           f"{result['input_10x_over_1x']}x ({args.n} sentences)")
-    print(f"wrote {write_json('backtranslate', result)}")
+    print(f"wrote {write_json(args.name, result)}")
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ def machine() -> dict:
         "torch": torch.__version__,
         "ray": ray.__version__,
         "ctranslate2": ctranslate2.__version__,
+        "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
         "date": time.strftime("%Y-%m-%d"),
     }
 

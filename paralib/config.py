@@ -139,6 +139,7 @@ class BacktranslateConfig(Strict):
     min_actors: int = Field(default=1, ge=1)
     num_cpus_per_actor: float = Field(default=0.5, gt=0)
     intra_threads: int = Field(default=1, ge=0)
+    actors_per_gpu: int = Field(default=1, ge=1)
     actor_resources: dict[str, float] = Field(default_factory=dict)
     overwrite: bool = False
 

@@ -34,22 +34,29 @@ class Leg:
     num_hypotheses: int
 
 
-def actor_plan(bt: BacktranslateConfig, resources: dict) -> dict:
+def actor_plan(bt: BacktranslateConfig, resources: dict, shard_rows: int) -> dict:
     """Resources and CTranslate2 settings of the translation actors.
 
     ``device: auto`` uses one GPU per actor when the cluster reports GPUs (at most one actor
     per GPU), CPU actors otherwise. On CPU each actor reserves ``num_cpus_per_actor`` and runs
     ``intra_threads`` threads. ``device: cuda`` requests GPUs even when none is up yet, so an
-    autoscaler starts GPU nodes.
+    autoscaler starts GPU nodes. ``actors_per_gpu`` > 1 shares each GPU between that many
+    actors (a fraction of a GPU each), so that one tokenises and writes while another
+    translates. ``rows_per_batch`` unset means a whole shard per call: Ray Data's block on
+    CPU, and ``shard_rows`` rows on a GPU, where Ray Data needs a number.
     """
     gpus = int(resources.get("GPU", 0))
     use_gpu = bt.device == "cuda" or (bt.device == "auto" and gpus > 0)
     if use_gpu:
-        size = bt.actors if bt.device == "cuda" else max(1, min(bt.actors, gpus))
-        return {"device": "cuda", "num_gpus": 1, "num_cpus": 1, "min": min(bt.min_actors, size),
-                "max": size, "intra_threads": 1}
+        per = bt.actors_per_gpu
+        size = bt.actors if bt.device == "cuda" else max(1, min(bt.actors, gpus * per))
+        return {"device": "cuda", "num_gpus": 1 / per, "num_cpus": 1,
+                "min": min(bt.min_actors, size),
+                "max": size, "intra_threads": 1,
+                "rows_per_batch": bt.rows_per_batch or shard_rows}
     return {"device": "cpu", "num_gpus": 0, "num_cpus": bt.num_cpus_per_actor,
-            "min": bt.min_actors, "max": bt.actors, "intra_threads": bt.intra_threads}
+            "min": bt.min_actors, "max": bt.actors, "intra_threads": bt.intra_threads,
+            "rows_per_batch": bt.rows_per_batch}
 
 
 def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputConfig],
@@ -71,6 +78,7 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
     report = StageReport(output=opts.output, unit=unit, shards=len(shards))
     options = opts.model_dump(exclude={"output", "overwrite", "actors", "min_actors",
                                        "num_cpus_per_actor", "intra_threads", "device",
+                                       "actors_per_gpu",
                                        "actor_resources", "rows_per_batch", "compute_type"})
     prints = {s.key: fingerprint(s.to_dict(), options, cfg.bitext.max_chars,
                                  [leg.__dict__ for leg in legs]) for s in shards}
@@ -78,7 +86,7 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
     if keys:
         wanted = set(keys)
         todo = [s for s in shards if s.key in wanted]
-        plan = actor_plan(opts, init_ray(cfg.ray))
+        plan = actor_plan(opts, init_ray(cfg.ray), cfg.bitext.shard_rows)
         ray.data.DataContext.get_current().enable_progress_bars = progress
         ds = ray.data.from_items([s.to_dict() for s in todo], override_num_blocks=len(todo))
         ds = ds.map_batches(read_shards, batch_size=1, batch_format="pandas", num_cpus=0.25,
@@ -97,7 +105,7 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
                     "model": leg.model, "options": options, "device": plan["device"],
                     "compute_type": opts.compute_type, "intra_threads": plan["intra_threads"],
                     "source_column": leg.source, "target_columns": leg.targets},
-                batch_size=opts.rows_per_batch,
+                batch_size=plan["rows_per_batch"],
                 batch_format="pandas",
                 compute=ray.data.ActorPoolStrategy(min_size=plan["min"], max_size=plan["max"]),
                 num_cpus=plan["num_cpus"],

@@ -31,7 +31,7 @@ def test_translation_actors_fit_the_gpu_nodes(monkeypatch):
     monkeypatch.setenv("PARALIB_BUCKET", "paralib-test")
     bt = load_config(CLUSTER / "paralib-aws.yaml").backtranslate
     # On a cluster scaled to zero no GPU is visible yet: the actors must still ask for one.
-    plan = actor_plan(bt, {"CPU": 8})
+    plan = actor_plan(bt, {"CPU": 8}, shard_rows=1000)
     assert plan["device"] == "cuda" and plan["num_gpus"] == 1
     need = {"CPU": plan["num_cpus"], "GPU": plan["num_gpus"], **bt.actor_resources}
 

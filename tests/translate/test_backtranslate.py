@@ -134,10 +134,30 @@ def test_resume_after_a_real_kill(tiny_mt, m30k, tmp_path):
 
 @pytest.mark.parametrize(
     ("device", "gpus", "expected"),
-    [("auto", 0, ("cpu", 0, 0.5, 2)), ("auto", 4, ("cuda", 1, 1, 2)),
-     ("auto", 1, ("cuda", 1, 1, 1)), ("cuda", 0, ("cuda", 1, 1, 2))],
+    [("auto", 0, ("cpu", 0, 0.5, 2, None)), ("auto", 4, ("cuda", 1, 1, 2, 700)),
+     ("auto", 1, ("cuda", 1, 1, 1, 700)), ("cuda", 0, ("cuda", 1, 1, 2, 700))],
 )
 def test_actor_plan(device, gpus, expected):
+    # a GPU actor gets a whole shard's rows per call: Ray Data refuses a GPU map_batches
+    # without a batch size
     bt = load_config(None, [f"backtranslate.device={device}"]).backtranslate
-    plan = actor_plan(bt, {"CPU": 16, "GPU": gpus} if gpus else {"CPU": 2})
-    assert (plan["device"], plan["num_gpus"], plan["num_cpus"], plan["max"]) == expected
+    plan = actor_plan(bt, {"CPU": 16, "GPU": gpus} if gpus else {"CPU": 2}, shard_rows=700)
+    assert (plan["device"], plan["num_gpus"], plan["num_cpus"], plan["max"],
+            plan["rows_per_batch"]) == expected
+
+
+@pytest.mark.parametrize("device, gpus, actors, expected",
+                         [("auto", 2, 8, (0.5, 4)), ("cuda", 0, 3, (0.5, 3))])
+def test_actors_share_a_gpu(device, gpus, actors, expected):
+    bt = load_config(None, [f"backtranslate.device={device}", f"backtranslate.actors={actors}",
+                            "backtranslate.actors_per_gpu=2"]).backtranslate
+    plan = actor_plan(bt, {"CPU": 16, "GPU": gpus}, shard_rows=700)
+    assert (plan["num_gpus"], plan["max"]) == expected
+
+
+def test_actor_plan_keeps_a_set_rows_per_batch():
+    bt = load_config(None, ["backtranslate.device=cuda",
+                            "backtranslate.rows_per_batch=64"]).backtranslate
+    assert actor_plan(bt, {"CPU": 2}, shard_rows=700)["rows_per_batch"] == 64
+    assert actor_plan(bt.model_copy(update={"device": "cpu"}), {"CPU": 2},
+                      shard_rows=700)["rows_per_batch"] == 64
