@@ -104,7 +104,7 @@ def plan_runs(exp: Experiment, size: str, out: Path,
             plan.config = _config(exp, name, size, folder, out, overrides)
             if spec.tune is not None:
                 _add_candidates(plan, exp, size, out, spec.tune, overrides)
-        train = (plan.config.model_dump(mode="json") if plan.config
+        train = (config_for_key(plan.config) if plan.config
                  else spec.baseline or plan.report)
         plan.train_key = _train_key(train, sz.engine, spec.trained, spec.select)
         if plan.candidates:
@@ -114,6 +114,22 @@ def plan_runs(exp: Experiment, size: str, out: Path,
                                      "settings": settings, "properties": spec.properties})
         plans.append(plan)
     return plans
+
+
+# Fields that only place translation actors on the cluster (they never change a model) and
+# came after runs were cached: left out of a run's fingerprint, so that adding them did not
+# retrain every cached run.
+PLACEMENT_ONLY = {section: ("actors_per_gpu",) for section in
+                  ("backtranslate", "pivot", "paraphrase")}
+
+
+def config_for_key(cfg: Any) -> dict[str, Any]:
+    """``cfg`` as the JSON a run's fingerprint covers (:data:`PLACEMENT_ONLY` left out)."""
+    tree = cfg.model_dump(mode="json")
+    for section, keys in PLACEMENT_ONLY.items():
+        for key in keys:
+            tree.get(section, {}).pop(key, None)
+    return tree
 
 
 def _train_key(train: Any, engine: str, trained: Any, select: Any) -> str:
@@ -137,7 +153,7 @@ def _add_candidates(plan: RunPlan, exp: Experiment, size: str, out: Path, tune,
         cfg.train.name = slug(f"{exp.name}-{size}-{plan.name}-{name}")
         cand = RunPlan(name=name, folder=folder, config=cfg, select=plan.select,
                        trained=plan.trained, engine=plan.engine, params=params)
-        cand.train_key = _train_key(cfg.model_dump(mode="json"), sz.engine, plan.trained,
+        cand.train_key = _train_key(config_for_key(cfg), sz.engine, plan.trained,
                                     plan.select)
         plan.candidates.append(cand)
 

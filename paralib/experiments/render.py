@@ -31,6 +31,7 @@ class RunInfo:
     reused_seconds: float
     reused_made: list[dict[str, Any]] = field(default_factory=list)
     plot: str | None = None
+    gpu: str | None = None
 
 
 def _cell(text: str) -> str:
@@ -163,10 +164,12 @@ def runs_table(records: dict[str, dict[str, Any]]) -> list[str]:
         elif status != "ok":
             status = f"{status}: {r.get('message', '')}"
         train_s = (secs.get("train") or 0) + (secs.get("select") or 0)
+        train_text = _num(train_s if secs.get("train") else None)
+        if train.get("gpu") and secs.get("train"):
+            train_text += " (GPU)"
         lines.append(
             f"| {_cell(name)} | {_cell(_model_text(r))} | {_num(train.get('pairs'), '{:,}')} | "
-            f"{epochs} | {megabatch} | "
-            f"{_num(train.get('dev_pearson'))} | {_num(train_s if secs.get('train') else None)} "
+            f"{epochs} | {megabatch} | {_num(train.get('dev_pearson'))} | {train_text} "
             f"| {_num(secs.get('evaluate'))} | {_cell(status)} |")
     return lines
 
@@ -179,13 +182,29 @@ def _made_text(info: RunInfo) -> str:
         loads = [m["load"] for m in info.reused_made if m.get("load") is not None]
         span = times[0] if times[0] == times[-1] else f"{times[0]} to {times[-1]}"
         load = f", load average {min(loads):.1f} to {max(loads):.1f}" if loads else ""
-        text += f" when they were made ({span}{load})"
+        text += f" when they were made ({span}{load}{_machines_text(info.reused_made)})"
     return text
+
+
+def _machines_text(made: list[dict[str, Any]]) -> str:
+    """Where the reused runs were made, for the records that say (older ones do not)."""
+    counts: dict[str, int] = {}
+    for m in made:
+        if m.get("machine"):
+            counts[m["machine"]] = counts.get(m["machine"], 0) + 1
+    if not counts:
+        return ""
+    parts = [f"{n} on {machine}" for machine, n in counts.items()]
+    rest = len(made) - sum(counts.values())
+    if rest:
+        parts.append(f"{rest} on a machine their records do not name")
+    return "; " + ", ".join(parts)
 
 
 def wall_time(info: RunInfo) -> str:
     """The wall-time sentence: this invocation, and the runs it reused."""
-    where = (f"on {info.cpus} CPU core(s) shared with other users (load average "
+    gpu = f" and an {info.gpu}" if info.gpu else ""
+    where = (f"on {info.cpus} CPU core(s){gpu} shared with other users (load average "
              f"{info.load:.1f} at the start)")
     if not info.reused:
         return (f"Wall time here: {info.seconds:,.0f} s for {info.made} run(s) made in this "

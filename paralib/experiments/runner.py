@@ -275,9 +275,20 @@ def _load() -> float:
     return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
 
 
+def _gpu() -> str | None:
+    """The name of the GPU torch sees on this machine, if any."""
+    import torch
+
+    return torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+
+
 def _now() -> dict[str, Any]:
-    """When and at what load average (of the machine, all users) something was made."""
-    return {"at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "load": _load()}
+    """When, on what machine and at what load average (of the machine, all users) something
+    was made."""
+    gpu = _gpu()
+    machine = f"{os.cpu_count() or 0} CPU cores" + (f" and an {gpu}" if gpu else "")
+    return {"at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "load": _load(),
+            "machine": machine, "gpu": gpu}
 
 
 def command_line(name: str, size: str, out: str | Path = DEFAULT_OUT,
@@ -367,7 +378,7 @@ def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
         info = RunInfo(size=size, command=command_line(name, size, out, results, plots,
                                                        overrides),
                        seconds=seconds, started=now["at"], cpus=os.cpu_count() or 0,
-                       load=now["load"],
+                       load=now["load"], gpu=now["gpu"],
                        made=sum(r["status"] == "ok" and not r.get("reused")
                                 for r in records.values()),
                        reused=len(reused),
