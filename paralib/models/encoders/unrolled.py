@@ -61,21 +61,21 @@ def _direction(rnn: nn.RNNBase, data: torch.Tensor, sizes: list[int], suffix: st
     bias = b_ih + b_hh if lstm else b_ih
     steps = torch.addmm(bias, data, w_ih.t()).split(sizes)
     order = range(len(sizes)) if not suffix else range(len(sizes) - 1, -1, -1)
-    hidden = rnn.hidden_size
-    h = c = data.new_zeros(0, hidden)
+    # the running states: h, and for an LSTM its cell c (a GRU has none)
+    states = [data.new_zeros(0, rnn.hidden_size)] * (2 if lstm else 1)
     out: list[torch.Tensor] = [data] * len(sizes)
     for t in order:
-        n = sizes[t]
-        if n <= h.shape[0]:  # forward: sentences that ended drop out (sizes never grow)
-            h, c = h[:n], c[:n]
+        n, have = sizes[t], states[0].shape[0]
+        if n <= have:  # forward: sentences that ended drop out (sizes never grow)
+            states = [s[:n] for s in states]
         else:  # backward: sentences whose last token this is start from zero
-            fresh = data.new_zeros(n - h.shape[0], hidden)
-            h, c = torch.cat([h, fresh]), torch.cat([c, fresh])
+            fresh = data.new_zeros(n - have, rnn.hidden_size)
+            states = [torch.cat([s, fresh]) for s in states]
         if lstm:
-            h, c = _lstm_step(torch.addmm(steps[t], h, w_hh.t()), c)
+            states = list(_lstm_step(torch.addmm(steps[t], states[0], w_hh.t()), states[1]))
         else:
-            h = _gru_step(steps[t], h, w_hh, b_hh)
-        out[t] = h
+            states = [_gru_step(steps[t], states[0], w_hh, b_hh)]
+        out[t] = states[0]
     return torch.cat(out)
 
 
