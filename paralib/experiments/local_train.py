@@ -11,20 +11,23 @@ report; starting Ray Train (about 13 s per run here) would dominate runs of a mi
 from __future__ import annotations
 
 import copy
+import logging
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import torch
 
 from paralib.config import Config
 from paralib.models import ParaphraseModel, save_model
-from paralib.train.dev import dev_pearson, load_dev
+from paralib.train.dev import load_dev
+from paralib.train.epoch import collapse_warning, dev_scores, epoch_record, improves
 from paralib.train.loop import card
 from paralib.train.report import write_report
 from paralib.train.run import prepare
 from paralib.train.steps import MegaBatchTrainer, build_optimizer
+
+log = logging.getLogger(__name__)
 
 
 def _languages(data: pd.DataFrame) -> list[str]:
@@ -85,14 +88,14 @@ def _fit(cfg: Config, model: ParaphraseModel, data: pd.DataFrame, bilingual: boo
                   for i in range(0, len(order), tcfg.batch_size)]
         pairs, losses = trainer.train_epoch(chunks)
         seconds = time.perf_counter() - t0
-        score = dev_pearson(model, dev) if dev is not None else None
-        history.append({"epoch": epoch + 1,
-                        "loss": float(np.mean(losses)) if losses else float("nan"),
-                        "dev_pearson": score if score is not None else float("nan"),
-                        "pairs": pairs, "seconds": seconds,
-                        "pairs_per_s": pairs / max(seconds, 1e-9), "step": trainer.state.step,
-                        "skipped_pairs": trainer.state.skipped_pairs})
-        if score is None or best_score is None or score > best_score:
+        record = epoch_record(epoch + 1, losses, pairs, seconds, trainer.state,
+                              dev_scores(model, dev))
+        warning = collapse_warning(record, tcfg)
+        if warning:
+            log.warning("%s: %s", tcfg.name, warning)
+        history.append(record)
+        score = None if dev is None else record["dev_pearson"]
+        if dev is None or best_state is None or improves(score, best_score):
             best_epoch, best_score = epoch + 1, score
             best_state = copy.deepcopy(model.state_dict())
     if best_state is not None:

@@ -147,6 +147,13 @@ def _num(value: Any, fmt: str = "{:.1f}") -> str:
     return "—" if value is None else fmt.format(value)
 
 
+def _collapsed(train: dict[str, Any]) -> bool:
+    """Whether the kept epoch's encoder had collapsed (:mod:`paralib.train.epoch`; records made
+    before that check do not say)."""
+    kept = [h for h in train.get("history") or [] if h.get("epoch") == train.get("best_epoch")]
+    return bool(kept and kept[0].get("collapsed"))
+
+
 def runs_table(records: dict[str, dict[str, Any]]) -> list[str]:
     """One line per run: model, data, epochs, dev score, times, and whether it was reused."""
     lines = ["| run | model | training pairs | epochs (best) | M | dev r | train s | eval s | "
@@ -167,9 +174,10 @@ def runs_table(records: dict[str, dict[str, Any]]) -> list[str]:
         train_text = _num(train_s if secs.get("train") else None)
         if train.get("gpu") and secs.get("train"):
             train_text += " (GPU)"
+        dev = _num(train.get("dev_pearson")) + (" (collapsed)" if _collapsed(train) else "")
         lines.append(
             f"| {_cell(name)} | {_cell(_model_text(r))} | {_num(train.get('pairs'), '{:,}')} | "
-            f"{epochs} | {megabatch} | {_num(train.get('dev_pearson'))} | {train_text} "
+            f"{epochs} | {megabatch} | {dev} | {train_text} "
             f"| {_num(secs.get('evaluate'))} | {_cell(status)} |")
     return lines
 

@@ -48,7 +48,12 @@ def cosines(model: ParaphraseModel, a: list[str], b: list[str], batch: int = 500
     return torch.cat(out).cpu().numpy()
 
 
+def pearson(cos: np.ndarray, gold: np.ndarray) -> float:
+    """Pearson's r × 100 of cosines with gold scores."""
+    return float(100 * pearsonr(cos, gold).statistic)
+
+
 def dev_pearson(model: ParaphraseModel, dev: DevSet) -> float:
     """Pearson's r × 100 of the model's cosines with the gold scores."""
-    return float(100 * pearsonr(cosines(model, dev.a, dev.b), dev.gold).statistic)
+    return pearson(cosines(model, dev.a, dev.b), dev.gold)
 

@@ -9,13 +9,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from paralib.models.model import ParaphraseModel
 from paralib.models.pretrained import save_model
 from paralib.train.config import TrainConfig
-from paralib.train.dev import dev_pearson, load_dev
+from paralib.train.dev import load_dev
+from paralib.train.epoch import collapse_warning, dev_scores, epoch_record, improves
 from paralib.train.steps import MegaBatchTrainer, build_optimizer
 
 STATE = "train_state.pt"
@@ -88,14 +88,14 @@ def train_loop(loop_config: dict) -> None:
                                      local_shuffle_seed=cfg.seed + epoch)
         pairs, losses = trainer.train_epoch(batches)
         seconds = time.perf_counter() - t0
-        score = dev_pearson(model, dev) if dev is not None else None
-        metrics = {"epoch": epoch + 1, "loss": float(np.mean(losses)) if losses else float("nan"),
-                   "dev_pearson": score if score is not None else float("nan"),
-                   "pairs": pairs * world, "seconds": seconds,
-                   "pairs_per_s": pairs * world / max(seconds, 1e-9),
-                   "step": trainer.state.step, "skipped_pairs": trainer.state.skipped_pairs}
+        metrics = epoch_record(epoch + 1, losses, pairs, seconds, trainer.state,
+                               dev_scores(model, dev), world)
+        warning = collapse_warning(metrics, cfg)
+        if warning and rank == 0:
+            print(f"paralib train: {warning}", flush=True)
         history.append(metrics)
-        if score is not None and (best is None or score > best):
+        score = None if dev is None else metrics["dev_pearson"]
+        if improves(score, best):
             best = score
         with tempfile.TemporaryDirectory() as tmp:
             ckpt = None

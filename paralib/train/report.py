@@ -6,6 +6,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from paralib.train.epoch import COLLAPSED_SD
+
+
+def _sd(entry: dict) -> str:
+    """The dev cosines' spread of an epoch, ``*`` marking a collapsed encoder."""
+    sd = entry.get("dev_cos_sd")
+    if sd is None or sd != sd:
+        return "—"
+    return f"{sd:.4f}" + (" *" if entry.get("collapsed") else "")
+
 
 def write_report(folder: Path, summary: dict) -> dict[str, str]:
     """Write the three report files; returns their paths."""
@@ -17,12 +27,18 @@ def write_report(folder: Path, summary: dict) -> dict[str, str]:
     history = summary["history"]
     paths = {k: str(folder / f"training.{k}") for k in ("json", "md", "png")}
     Path(paths["json"]).write_text(json.dumps(summary, indent=2, default=str))
-    rows = ["| epoch | loss | dev Pearson x100 | pairs/s | seconds |", "|---|---|---|---|---|"]
-    rows += [f"| {h['epoch']} | {h['loss']:.4f} | {h['dev_pearson']:.2f} | "
+    rows = ["| epoch | loss | dev Pearson x100 | dev cosine sd | pairs/s | seconds |",
+            "|---|---|---|---|---|---|"]
+    rows += [f"| {h['epoch']} | {h['loss']:.4f} | {h['dev_pearson']:.2f} | {_sd(h)} | "
              f"{h['pairs_per_s']:.0f} | {h['seconds']:.1f} |" for h in history]
     head = (f"# Training report\n\nModel: `{summary['model']}`; {summary['pairs']} pairs "
             f"({summary['rejected']} rejected); {summary['workers']} worker(s); best epoch "
             f"{summary['best_epoch']} on {summary['dev']}.\n\n")
+    gone = [h["epoch"] for h in history if h.get("collapsed")]
+    if gone:
+        head += (f"**The encoder collapsed** in epoch(s) {', '.join(map(str, gone))}: the dev "
+                 f"cosines have a standard deviation below {COLLAPSED_SD}, so every sentence "
+                 f"gets nearly the same vector (see `paralib.train.epoch`).\n\n")
     Path(paths["md"]).write_text(head + "\n".join(rows) + "\n")
     fig, ax = plt.subplots(1, 2, figsize=(9, 3.2))
     epochs = [h["epoch"] for h in history]

@@ -42,3 +42,13 @@ def test_a_run_made_here_records_this_machine(monkeypatch):
     info = RunInfo(size="full", command="c", seconds=60.0, started=now["at"], cpus=16,
                    load=0.5, made=2, reused=0, reused_seconds=0.0, gpu=now["gpu"])
     assert "on 16 CPU core(s) and an NVIDIA H100 80GB HBM3 shared" in wall_time(info)
+
+
+def test_a_run_whose_kept_epoch_collapsed_is_marked():
+    gone = record(False)
+    gone["train"]["history"] = [{"epoch": e, "collapsed": e == 4} for e in range(1, 6)]
+    kept_fine = record(False)
+    kept_fine["train"]["history"] = [{"epoch": e, "collapsed": e == 5} for e in range(1, 6)]
+    lines = runs_table({"LSTM": gone, "WORD": kept_fine, "old record": record(False)})
+    assert "| 80.1 (collapsed) |" in lines[2]
+    assert "| 80.1 |" in lines[3] and "| 80.1 |" in lines[4]

@@ -1,0 +1,167 @@
+"""Which negatives collapse which encoder: one pass of ``MegaBatchTrainer`` per setting, the dev
+cosines' spread and dev r before and after (``paralib.train.epoch`` explains the collapse).
+
+Settings (2018 §5.2: batch 100, margin 0.4, Adam 0.001, mega-batch M = 1, no scrambling):
+
+- the word-token LSTM (width ``--dim``, 100) and WORD on ``--pairs`` (30,000) Multi30k task-2
+  caption pairs, the data of experiments 7 and 8, each with hardest (``max``), random
+  (``rand``) and alternating (``mix``) negatives;
+- the BLSTM-SP (width 64, dropout 0.3, 8,000 pieces) on ``--bitext-pairs`` (10,000)
+  German-English Multi30k pairs, bilingual negatives (2019 §2), the setting of experiment 9's
+  bitext rows, and on as many of experiment 9's back-translated pairs (``--backtranslated``),
+  each with ``max`` and ``rand``.
+
+Before training, ``partner_cos`` and ``hardest_cos`` are the mean cosines of each sentence
+with its partner and with its hardest negative in its mini-batch, over the first 2,000 pairs:
+where the hardest negative is the closer one, a constant encoder minimises the margin loss.
+
+Dev sets: STS Benchmark dev (captions), STS 2017 en-en (bitext), as in those experiments. The
+numbers are of one seed and one pass: they show which settings collapse (dev cosines with a
+standard deviation below 0.01), not how well a full run would do. One torch thread. Writes
+``benchmarks/results/collapse.json``.
+
+    python benchmarks/collapse.py [--pairs 30000] [--bitext-pairs 10000] [--dim 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import machine, table, write_json  # noqa: E402
+
+# experiment 9's selection of the quickstart's back-translated German Multi30k
+BACKTRANSLATED = ("output/experiments/bitext-vs-backtranslation/full/runs/"
+                  "BLSTM-SP-20k-back-translated/selection")
+
+
+def settings(args) -> list[dict]:
+    """Every (encoder, data, negatives) setting with its config tree."""
+    from paralib.paths import data_root
+
+    m30k = data_root() / "bitext/multi30k/task1/raw"
+    base = {"batch_size": 100, "margin": 0.4, "lr": 0.001, "seed": 1,
+            "megabatch": {"size": 1}}
+    out = []
+    for name, part in (("lstm", {"name": "lstm", "dim": args.dim}),
+                       ("word", {"name": "word", "dim": args.dim})):
+        for neg in ("max", "rand", "mix"):
+            out.append({"encoder": name, "data": "captions", "negatives": neg,
+                        "pairs": args.pairs, "tree": {"train": {
+                            **base, "sources": [{"kind": "captions"}], "negatives": neg,
+                            "dev": "stsb-dev", "model": {"parts": [part]}}}})
+    for neg in ("max", "rand"):
+        out.append({"encoder": "blstm-sp", "data": "bitext de-en", "negatives": neg,
+                    "pairs": args.bitext_pairs, "tree": {
+                        "bitext": {"inputs": [{"corpus": "multi30k-de", "src_lang": "de",
+                                               "src": f"{m30k}/train.de.gz",
+                                               "en": f"{m30k}/train.en.gz"}]},
+                        "train": {**base, "sources": [{"kind": "bitext"}], "negatives": neg,
+                                  "dev": "sts17-en-en", "model": {"parts": [
+                                      {"name": "blstm-sp", "vocab_size": 8000, "dim": 64,
+                                       "dropout": 0.3}]}}}})
+    if args.backtranslated and Path(args.backtranslated).exists():
+        for neg in ("max", "rand"):
+            out.append({"encoder": "blstm-sp", "data": "back-translated", "negatives": neg,
+                        "pairs": args.bitext_pairs, "tree": {"train": {
+                            **base, "sources": [{"kind": "pairs", "path": args.backtranslated}],
+                            "negatives": neg, "dev": "sts17-en-en", "model": {"parts": [
+                                {"name": "blstm-sp", "vocab_size": 8000, "dim": 64,
+                                 "dropout": 0.3}]}}}})
+    else:
+        print(f"no back-translated pairs at {args.backtranslated}: their rows are left out "
+              "(run `paralib experiment bitext-vs-backtranslation` first)")
+    return out
+
+
+def partner_and_hardest(model, trainer, data) -> tuple[float, float]:
+    """Mean cosine of each first sentence with its partner and with its mined hardest
+    negative, over the mini-batches of ``data`` before any training step."""
+    import torch
+    import torch.nn.functional as F
+
+    model.eval()
+    partner, hardest = [], []
+    with torch.no_grad():
+        for i in range(0, len(data), 100):
+            s1, s2 = data["s1"].iloc[i:i + 100].tolist(), data["s2"].iloc[i:i + 100].tolist()
+            if len(s1) < 2:
+                continue
+            t1, _ = trainer.mine(s1, s2)
+            e1 = model.embed(s1)
+            partner.append(F.cosine_similarity(e1, model.embed(s2)).mean().item())
+            hardest.append(F.cosine_similarity(e1, model.embed(t1)).mean().item())
+    model.train()
+    return sum(partner) / len(partner), sum(hardest) / len(hardest)
+
+
+def measure(setting: dict) -> dict:
+    """Train one pass of ``setting`` and return its row."""
+    import torch
+
+    from paralib.config import Config
+    from paralib.models.model import ParaphraseModel
+    from paralib.train.dev import load_dev
+    from paralib.train.epoch import collapsed, dev_scores
+    from paralib.train.run import prepare
+    from paralib.train.steps import MegaBatchTrainer, build_optimizer
+
+    cfg = Config.model_validate(setting["tree"])
+    data, _, tokenizers = prepare(cfg)
+    data = data.iloc[: setting["pairs"]]
+    torch.manual_seed(cfg.train.seed)
+    model = ParaphraseModel(cfg.train.model, tokenizers)
+    model.initialise()
+    bilingual = bool((data["lang1"] != data["lang2"]).any())
+    trainer = MegaBatchTrainer(cfg.train, model, build_optimizer(model, cfg.train.lr),
+                               bilingual=bilingual, seed=cfg.train.seed)
+    dev = load_dev(cfg.train.dev)
+    before = dev_scores(model, dev)
+    mode, trainer.cfg.negatives = trainer.cfg.negatives, "max"
+    partner, hardest = partner_and_hardest(model, trainer, data.iloc[:2000])
+    trainer.cfg.negatives = mode
+    t0 = time.perf_counter()
+    losses = [trainer.train_megabatch([data.iloc[i:i + 100]]) for i in range(0, len(data), 100)]
+    seconds = time.perf_counter() - t0
+    after = dev_scores(model, dev)
+    last = losses[-10:]
+    return {"encoder": setting["encoder"], "data": setting["data"],
+            "negatives": setting["negatives"], "pairs": len(data),
+            "cos_before": f"{before['dev_cos_mean']:.4f} ± {before['dev_cos_sd']:.4f}",
+            "cos_after": f"{after['dev_cos_mean']:.4f} ± {after['dev_cos_sd']:.4f}",
+            "dev_r_before": round(before["dev_pearson"], 1),
+            "dev_r_after": round(after["dev_pearson"], 1),
+            "partner_cos": round(partner, 4), "hardest_cos": round(hardest, 4),
+            "loss_last_10": round(sum(last) / len(last), 4), "collapsed": collapsed(after),
+            "seconds": round(seconds, 1), "dev": cfg.train.dev, "raw_before": before,
+            "raw_after": after}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pairs", type=int, default=30000)
+    ap.add_argument("--bitext-pairs", type=int, default=10000)
+    ap.add_argument("--dim", type=int, default=100)
+    ap.add_argument("--backtranslated", default=BACKTRANSLATED,
+                    help="selected back-translated pairs (a folder of parquet files)")
+    args = ap.parse_args()
+    import torch
+
+    torch.set_num_threads(1)
+    rows = []
+    for setting in settings(args):
+        rows.append(measure(setting))
+        print(f"{rows[-1]['encoder']} {rows[-1]['negatives']}: {rows[-1]['cos_after']}",
+              flush=True)
+    print(table(rows, ["encoder", "data", "negatives", "pairs", "partner_cos", "hardest_cos",
+                       "cos_before", "cos_after", "dev_r_before", "dev_r_after",
+                       "loss_last_10", "collapsed"]))
+    path = write_json("collapse", {"machine": machine(), "args": vars(args), "rows": rows})
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
