@@ -4,10 +4,11 @@ collapsed encoder, shared by the Ray Train worker loop and the in-process traine
 A *collapsed* encoder gives every sentence nearly the same vector: all cosines are close to 1,
 and the margin loss (2017 §4.2, 2018 §4) sits at its collapsed value, δ per term (2δ for the
 symmetric form), since ``cos(s1, s2)`` and ``cos(s1, t1)`` are then equal. That value is the
-minimum the loss can reach when the mined negatives are, on average, more similar than the
-pairs themselves, which the hardest negatives (``negatives: max``) of loose paraphrases such as
-captions of one image are: the recurrent encoders reach it within tens of steps. The spread
-(standard deviation) of the dev-set cosines measures it directly: about 0.1-0.2 for an encoder
+loss's minimum when the mined negatives are, on average, more similar than the partners: the
+hardest negatives (``negatives: max``) among loose paraphrases such as captions of one image,
+or among raw bitext from random embeddings (``benchmarks/collapse.py``). The recurrent
+encoders, which start next to a constant encoder, reach it within tens of steps. The spread
+(standard deviation) of the dev-set cosines measures it directly: 0.1-0.3 for an encoder
 that separates sentences, below :data:`COLLAPSED_SD` for a collapsed one.
 """
 

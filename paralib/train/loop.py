@@ -4,6 +4,7 @@ Adam 0.001, batch 100)."""
 
 from __future__ import annotations
 
+import logging
 import tempfile
 import time
 from pathlib import Path
@@ -19,6 +20,7 @@ from paralib.train.epoch import collapse_warning, dev_scores, epoch_record, impr
 from paralib.train.steps import MegaBatchTrainer, build_optimizer
 
 STATE = "train_state.pt"
+log = logging.getLogger(__name__)
 
 
 def gather_all(e1: torch.Tensor, e2: torch.Tensor, s1: list[str], s2: list[str]):
@@ -92,7 +94,7 @@ def train_loop(loop_config: dict) -> None:
                                dev_scores(model, dev), world)
         warning = collapse_warning(metrics, cfg)
         if warning and rank == 0:
-            print(f"paralib train: {warning}", flush=True)
+            log.warning("%s: %s", cfg.name, warning)
         history.append(metrics)
         score = None if dev is None else metrics["dev_pearson"]
         if improves(score, best):
