@@ -32,12 +32,16 @@ def test_translation_actors_fit_the_gpu_nodes(monkeypatch):
     bt = load_config(CLUSTER / "paralib-aws.yaml").backtranslate
     # On a cluster scaled to zero no GPU is visible yet: the actors must still ask for one.
     plan = actor_plan(bt, {"CPU": 8}, shard_rows=1000)
-    assert plan["device"] == "cuda" and plan["num_gpus"] == 1
-    need = {"CPU": plan["num_cpus"], "GPU": plan["num_gpus"], **bt.actor_resources}
+    per = bt.actors_per_gpu
+    assert plan["device"] == "cuda" and plan["num_gpus"] == 1 / per
+    # what the actors sharing one GPU node ask for together
+    need = {k: v * per for k, v in {"CPU": plan["num_cpus"], "GPU": plan["num_gpus"],
+                                     **bt.actor_resources}.items()}
+    assert need["GPU"] == 1 and need["translate"] == 1
 
     gpu_type = validate_launcher_config(CLUSTER / "aws.yaml")["available_node_types"]["gpu"]
     assert all(gpu_type["resources"].get(k, 0) >= v for k, v in need.items()), need
-    assert plan["max"] <= gpu_type["max_workers"]  # one actor per GPU node
+    assert plan["max"] <= gpu_type["max_workers"] * per  # `per` actors per GPU node
 
     for name in ("raycluster.yaml", "rayjob.yaml"):
         doc = yaml.safe_load((CLUSTER / "kuberay" / name).read_text())
@@ -47,4 +51,4 @@ def test_translation_actors_fit_the_gpu_nodes(monkeypatch):
         offered = {"CPU": float(limits["cpu"]), "GPU": limits["nvidia.com/gpu"],
                    **json.loads(json.loads(group["rayStartParams"]["resources"]))}
         assert all(offered.get(k, 0) >= v for k, v in need.items()), (name, offered, need)
-        assert plan["max"] <= group["maxReplicas"]
+        assert plan["max"] <= group["maxReplicas"] * per
