@@ -67,7 +67,7 @@ def collapse_warning(record: dict, cfg: TrainConfig) -> str | None:
     if not record.get("collapsed"):
         return None
     floor = cfg.margin * (2 if cfg.symmetric else 1)
-    return (f"epoch {record['epoch']}: the encoder has collapsed: every {cfg.dev} cosine is "
+    return (f"epoch {record['epoch']}: the encoder has collapsed: the {cfg.dev} cosines are "
             f"{record['dev_cos_mean']:.4f} ± {record['dev_cos_sd']:.4f}, so every sentence "
             f"gets nearly the same vector (training loss {record['loss']:.4f}; the collapsed "
             f"value is {floor:g}). The loss reaches that floor when the mined negatives are "

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from paralib.train.epoch import COLLAPSED_SD
@@ -12,7 +13,7 @@ from paralib.train.epoch import COLLAPSED_SD
 def _sd(entry: dict) -> str:
     """The dev cosines' spread of an epoch, ``*`` marking a collapsed encoder."""
     sd = entry.get("dev_cos_sd")
-    if sd is None or sd != sd:
+    if sd is None or math.isnan(sd):
         return "—"
     return f"{sd:.4f}" + (" *" if entry.get("collapsed") else "")
 
