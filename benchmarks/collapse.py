@@ -38,39 +38,36 @@ BACKTRANSLATED = ("output/experiments/bitext-vs-backtranslation/full/runs/"
                   "BLSTM-SP-20k-back-translated/selection")
 
 
+BLSTM_SP = {"name": "blstm-sp", "vocab_size": 8000, "dim": 64, "dropout": 0.3}
+
+
+def setting(encoder: str, data: str, negatives: str, pairs: int, part: dict, sources: list,
+            dev: str, **tree) -> dict:
+    """One setting: M = 1, batch 100, margin 0.4, Adam 0.001 (2018 §5.2), seed 1."""
+    train = {"batch_size": 100, "margin": 0.4, "lr": 0.001, "seed": 1,
+             "megabatch": {"size": 1}, "sources": sources, "negatives": negatives,
+             "dev": dev, "model": {"parts": [part]}}
+    return {"encoder": encoder, "data": data, "negatives": negatives, "pairs": pairs,
+            "tree": {**tree, "train": train}}
+
+
 def settings(args) -> list[dict]:
     """Every (encoder, data, negatives) setting with its config tree."""
     from paralib.paths import data_root
 
     m30k = data_root() / "bitext/multi30k/task1/raw"
-    base = {"batch_size": 100, "margin": 0.4, "lr": 0.001, "seed": 1,
-            "megabatch": {"size": 1}}
-    out = []
-    for name, part in (("lstm", {"name": "lstm", "dim": args.dim}),
-                       ("word", {"name": "word", "dim": args.dim})):
-        for neg in ("max", "rand", "mix"):
-            out.append({"encoder": name, "data": "captions", "negatives": neg,
-                        "pairs": args.pairs, "tree": {"train": {
-                            **base, "sources": [{"kind": "captions"}], "negatives": neg,
-                            "dev": "stsb-dev", "model": {"parts": [part]}}}})
-    for neg in ("max", "rand"):
-        out.append({"encoder": "blstm-sp", "data": "bitext de-en", "negatives": neg,
-                    "pairs": args.bitext_pairs, "tree": {
-                        "bitext": {"inputs": [{"corpus": "multi30k-de", "src_lang": "de",
-                                               "src": f"{m30k}/train.de.gz",
-                                               "en": f"{m30k}/train.en.gz"}]},
-                        "train": {**base, "sources": [{"kind": "bitext"}], "negatives": neg,
-                                  "dev": "sts17-en-en", "model": {"parts": [
-                                      {"name": "blstm-sp", "vocab_size": 8000, "dim": 64,
-                                       "dropout": 0.3}]}}}})
+    bitext = {"inputs": [{"corpus": "multi30k-de", "src_lang": "de",
+                          "src": f"{m30k}/train.de.gz", "en": f"{m30k}/train.en.gz"}]}
+    out = [setting(name, "captions", neg, args.pairs, {"name": name, "dim": args.dim},
+                   [{"kind": "captions"}], "stsb-dev")
+           for name in ("lstm", "word") for neg in ("max", "rand", "mix")]
+    out += [setting("blstm-sp", "bitext de-en", neg, args.bitext_pairs, BLSTM_SP,
+                    [{"kind": "bitext"}], "sts17-en-en", bitext=bitext)
+            for neg in ("max", "rand")]
     if args.backtranslated and Path(args.backtranslated).exists():
-        for neg in ("max", "rand"):
-            out.append({"encoder": "blstm-sp", "data": "back-translated", "negatives": neg,
-                        "pairs": args.bitext_pairs, "tree": {"train": {
-                            **base, "sources": [{"kind": "pairs", "path": args.backtranslated}],
-                            "negatives": neg, "dev": "sts17-en-en", "model": {"parts": [
-                                {"name": "blstm-sp", "vocab_size": 8000, "dim": 64,
-                                 "dropout": 0.3}]}}}})
+        out += [setting("blstm-sp", "back-translated", neg, args.bitext_pairs, BLSTM_SP,
+                        [{"kind": "pairs", "path": args.backtranslated}], "sts17-en-en")
+                for neg in ("max", "rand")]
     else:
         print(f"no back-translated pairs at {args.backtranslated}: their rows are left out "
               "(run `paralib experiment bitext-vs-backtranslation` first)")
@@ -84,17 +81,22 @@ def partner_and_hardest(model, trainer, data) -> tuple[float, float]:
     import torch.nn.functional as F
 
     model.eval()
+    mode, trainer.cfg.negatives = trainer.cfg.negatives, "max"  # the hardest, whatever trains
     partner, hardest = [], []
-    with torch.no_grad():
-        for i in range(0, len(data), 100):
-            s1, s2 = data["s1"].iloc[i:i + 100].tolist(), data["s2"].iloc[i:i + 100].tolist()
-            if len(s1) < 2:
-                continue
-            t1, _ = trainer.mine(s1, s2)
-            e1 = model.embed(s1)
-            partner.append(F.cosine_similarity(e1, model.embed(s2)).mean().item())
-            hardest.append(F.cosine_similarity(e1, model.embed(t1)).mean().item())
-    model.train()
+    try:
+        with torch.no_grad():
+            for i in range(0, len(data), 100):
+                s1 = data["s1"].iloc[i:i + 100].tolist()
+                s2 = data["s2"].iloc[i:i + 100].tolist()
+                if len(s1) < 2:
+                    continue
+                t1, _ = trainer.mine(s1, s2)
+                e1 = model.embed(s1)
+                partner.append(F.cosine_similarity(e1, model.embed(s2)).mean().item())
+                hardest.append(F.cosine_similarity(e1, model.embed(t1)).mean().item())
+    finally:
+        trainer.cfg.negatives = mode
+        model.train()
     return sum(partner) / len(partner), sum(hardest) / len(hardest)
 
 
@@ -120,9 +122,7 @@ def measure(setting: dict) -> dict:
                                bilingual=bilingual, seed=cfg.train.seed)
     dev = load_dev(cfg.train.dev)
     before = dev_scores(model, dev)
-    mode, trainer.cfg.negatives = trainer.cfg.negatives, "max"
     partner, hardest = partner_and_hardest(model, trainer, data.iloc[:2000])
-    trainer.cfg.negatives = mode
     t0 = time.perf_counter()
     losses = [trainer.train_megabatch([data.iloc[i:i + 100]]) for i in range(0, len(data), 100)]
     seconds = time.perf_counter() - t0
