@@ -7,7 +7,9 @@ symmetric form), since ``cos(s1, s2)`` and ``cos(s1, t1)`` are then equal. That 
 loss's minimum when the mined negatives are, on average, more similar than the partners: the
 hardest negatives (``negatives: max``) among loose paraphrases such as captions of one image,
 or among raw bitext from random embeddings (``benchmarks/collapse.py``). The recurrent
-encoders, which start next to a constant encoder, reach it within tens of steps. The spread
+encoders start next to a constant encoder (word embeddings in ±0.1 move the LSTM's gates less
+than its biases do, so every sentence drives it alike: ``benchmarks/recurrent_start.py``) and
+reach it within tens of steps. The spread
 (standard deviation) of the dev-set cosines measures it directly: 0.1-0.3 for an encoder
 that separates sentences, below :data:`COLLAPSED_SD` for a collapsed one.
 """
