@@ -173,7 +173,15 @@ def _make_model(plan: RunPlan, old: dict[str, Any], record: dict[str, Any],
         record["seconds"]["select"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     record["train"] = _train(plan, progress)
-    record["seconds"]["train"] = time.perf_counter() - t0
+    record["seconds"]["train"] = train_seconds(time.perf_counter() - t0, record["train"])
+
+
+def train_seconds(wall: float, summary: dict[str, Any]) -> float:
+    """Training seconds of a run: this call's wall time plus, for a run Ray Train resumed
+    from a checkpoint, the recorded seconds of the epochs made before it (their setup time,
+    not in an epoch's record, is not counted)."""
+    before = summary.get("resumed_from_epoch") or 0
+    return wall + sum(h.get("seconds") or 0.0 for h in summary.get("history", [])[:before])
 
 
 def _candidate(cand: RunPlan, progress: bool) -> dict[str, Any]:

@@ -108,7 +108,7 @@ def train_loop(loop_config: dict) -> None:
                             "history": history}, Path(tmp) / STATE)
                 info = {"languages": loop_config["languages"], "workers": world,
                         "pairs": loop_config["pairs"], "epoch": epoch + 1, "dev": score,
-                        "history": history}
+                        "history": history, "resumed_from": start}
                 save_model(model, Path(tmp) / "model", tuple(loop_config["languages"]), info,
                            card(cfg, info))
                 ckpt = ray.train.Checkpoint.from_directory(tmp)

@@ -64,6 +64,13 @@ def _storage(path: str) -> str:
     return path if "://" in path else str(Path(path).resolve())
 
 
+def _last_info(checkpoint) -> dict:
+    """The model info of the run's latest checkpoint: its history has every epoch, where the
+    kept (best) checkpoint's stops at its own epoch."""
+    with checkpoint.as_directory() as d:
+        return json.loads((Path(d) / "model" / "config.json").read_text())["info"]
+
+
 def train(cfg: Config, progress: bool = True, callbacks: list | None = None) -> dict:
     """Train the configured encoder; returns the summary written to ``training.json``.
 
@@ -116,10 +123,12 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None) -> 
             shutil.rmtree(out)
         shutil.copytree(Path(tmp) / "model", out)
     info = json.loads((out / "config.json").read_text())["info"]
+    last = _last_info(result.checkpoint) if result.checkpoint else info
     summary = {"model": str(out), "pairs": len(data), "rejected": len(rejects),
                "best_epoch": info["epoch"], "dev": tcfg.dev, "dev_pearson": info.get("dev"),
                "workers": tcfg.workers, "gpu": use_gpu, "bilingual": bilingual,
-               "languages": languages, "history": info["history"],
+               "languages": languages, "history": last["history"],
+               "resumed_from_epoch": last.get("resumed_from", 0),
                "run": f"{_storage(tcfg.storage_path)}/{tcfg.name}"}
     if len(rejects):
         rejects.to_parquet(out / "rejects.parquet", index=False)
