@@ -66,9 +66,10 @@ def _storage(path: str) -> str:
 
 def _last_info(checkpoint) -> dict:
     """The model info of the run's latest checkpoint: its history has every epoch, where the
-    kept (best) checkpoint's stops at its own epoch."""
-    with checkpoint.as_directory() as d:
-        return json.loads((Path(d) / "model" / "config.json").read_text())["info"]
+    kept (best) checkpoint's stops at its own epoch. Only that one small file is read, through
+    the checkpoint's own filesystem (the weights stay where they are, local or on S3)."""
+    with checkpoint.filesystem.open_input_stream(f"{checkpoint.path}/model/config.json") as f:
+        return json.loads(f.read())["info"]
 
 
 def train(cfg: Config, progress: bool = True, callbacks: list | None = None) -> dict:
