@@ -27,7 +27,9 @@ from filelock import FileLock
 REGION_BEGIN, REGION_END = "<!-- experiments:begin -->", "<!-- experiments:end -->"
 REGION_HEAD = ("## Experiments\n\nReproductions of the papers' tables (issue 7), each written by "
                "`paralib experiment NAME`; the paper's numbers are typed from the paper, ours "
-               "are measured here.\n")
+               "are measured here. The record of every run behind a section (config "
+               "fingerprints, training summary, scores, seconds, when and on what machine it "
+               "was made) is kept in `results/runs/NAME/SIZE/`.\n")
 BOOK_HEAD = "# Results\n"
 SECTION = re.compile(r"<!-- experiment (\d+) ([a-z0-9-]+) begin -->.*?"
                      r"<!-- experiment \1 \2 end -->\n?", re.S)

@@ -4,9 +4,13 @@
     paralib experiment encoders --smoke --out /tmp/x  # tiny end-to-end check (own RESULTS.md)
     paralib experiment --list                         # every experiment and whether it runs
     paralib experiment noise --set train.workers=2    # every run's config, after the sizes'
+    paralib experiment scaling --only "GRAN *"        # some runs now, the rest later
 
 Runs already made (same config, same evaluation) are reused, so an interrupted experiment
-resumes. Exit status: 0 done, 1 some run failed, 2 the experiment is invalid or not yet
+resumes. Finished runs' records are kept in docs/results/runs (commit them with the book): on
+another machine they are reused without their models, so a long experiment can be made a few
+runs at a time with --only; its section is written once every run is made. Exit status: 0
+done (or runs left for later), 1 some run failed, 2 the experiment is invalid or not yet
 runnable (the message says what it needs).
 """
 
@@ -43,13 +47,20 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a value of every run's config, after the experiment's and "
                    "the size's (e.g. --set train.workers=2); changed runs train again")
+    p.add_argument("--records", default=None, help="folder of the finished runs' kept "
+                   "records (default: docs/results/runs; OUT/records for --smoke)")
+    p.add_argument("--only", action="append", default=[], metavar="GLOB",
+                   help="make only the runs whose names match (repeatable); the others are "
+                   "reused where kept, and the section waits until none is left")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
     return p
 
 
 def list_lines() -> list[str]:
-    """One line per experiment: number, name, table, and whether it can run here."""
+    """One line per experiment: number, name, table, whether it can run here, and how many
+    of its runs have kept records (:mod:`paralib.experiments.records`) per size."""
     from paralib.experiments.needs import unmet_all
+    from paralib.experiments.records import kept_runs
 
     rows = []
     for name in list_experiments():
@@ -60,6 +71,11 @@ def list_lines() -> list[str]:
             continue
         missing = unmet_all(exp.needs)
         state = "runnable" if not missing else "not yet runnable: needs " + "; ".join(missing)
+        counts = {size: kept_runs(exp, size) for size in ("small", "full")
+                  if size in exp.sizes}
+        kept = [f"{size} {k}/{n}" for size, (k, n) in counts.items() if k]
+        if kept:
+            state += f" (runs kept: {', '.join(kept)})"
         rows.append((exp.number, f"{exp.number:>3}  {exp.name:<28} {exp.paper.table:<14} "
                                  f"{state}"))
     return [line for _, line in sorted(rows)]
@@ -79,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = run_experiment(args.name, size=size, out=args.out, results=args.results,
                                 plots=args.plots, progress=not args.no_progress,
-                                overrides=args.overrides)
+                                overrides=args.overrides, records=args.records,
+                                only=args.only)
     except ExperimentError as exc:
         print(f"paralib experiment: {exc}", file=sys.stderr)
         return 2

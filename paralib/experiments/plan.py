@@ -100,12 +100,12 @@ def plan_runs(exp: Experiment, size: str, out: Path,
                               if spec.report else [])
         plan.missing = unmet_all(needs)
         plan.properties = spec.properties
+        train = spec.baseline or plan.report
         if not (spec.baseline or spec.report) and not plan.skipped and not plan.missing:
             plan.config = _config(exp, name, size, folder, out, overrides)
+            train = _key_config(exp, name, size, folder, out, overrides)
             if spec.tune is not None:
                 _add_candidates(plan, exp, size, out, spec.tune, overrides)
-        train = (config_for_key(plan.config) if plan.config
-                 else spec.baseline or plan.report)
         plan.train_key = _train_key(train, sz.engine, spec.trained, spec.select)
         if plan.candidates:
             plan.train_key = fingerprint({"candidates": [c.train_key for c in plan.candidates],
@@ -121,6 +121,25 @@ def plan_runs(exp: Experiment, size: str, out: Path,
 # retrain every cached run.
 PLACEMENT_ONLY = {section: ("actors_per_gpu",) for section in
                   ("backtranslate", "pivot", "paraphrase")}
+
+
+# The runner's own folders as a run's fingerprint sees them: the same run has the same
+# fingerprint wherever its runs are (another checkout, another machine, another --out), so
+# that a record kept on one machine is reused on the next.
+KEY_OUT = Path("OUT")
+
+
+def _key_config(exp: Experiment, name: str, size: str, folder: Path, out: Path,
+                overrides: Mapping[str, Any] | None,
+                params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The config JSON run ``name``'s fingerprint covers: its config with the runner's
+    folders under :data:`KEY_OUT` (``params``: a tuned candidate's)."""
+    stand_in = KEY_OUT / folder.relative_to(out)
+    if params is None:
+        return config_for_key(_config(exp, name, size, stand_in, KEY_OUT, overrides,
+                                      resolve=False))
+    return config_for_key(_candidate_config(exp, name, size, stand_in, KEY_OUT, overrides,
+                                            params, resolve=False))
 
 
 def config_for_key(cfg: Any) -> dict[str, Any]:
@@ -142,29 +161,40 @@ def _add_candidates(plan: RunPlan, exp: Experiment, size: str, out: Path, tune,
                     overrides: Mapping[str, Any] | None) -> None:
     """One candidate plan per combination of the tuned parameters (2017 §5.5-5.7), each in
     ``RUN/tune/CANDIDATE/`` with its own selection and model."""
-    from paralib.experiments.tuned import apply_candidate, candidates, label
+    from paralib.experiments.tuned import candidates, label
 
     plan.tune_metric, plan.tune_mode = tune.metric, tune.mode
     sz = exp.sizes[size]  # type: ignore[index]
     for params in candidates(tune, size):
         name = label(params)
         folder = plan.folder / "tune" / slug(name)
-        cfg = apply_candidate(_config(exp, plan.name, size, folder, out, overrides), params)
-        cfg.train.name = slug(f"{exp.name}-{size}-{plan.name}-{name}")
+        cfg = _candidate_config(exp, plan.name, size, folder, out, overrides, params)
         cand = RunPlan(name=name, folder=folder, config=cfg, select=plan.select,
                        trained=plan.trained, engine=plan.engine, params=params)
-        cand.train_key = _train_key(config_for_key(cfg), sz.engine, plan.trained,
-                                    plan.select)
+        key = _key_config(exp, plan.name, size, folder, out, overrides, params)
+        cand.train_key = _train_key(key, sz.engine, plan.trained, plan.select)
         plan.candidates.append(cand)
 
 
+def _candidate_config(exp: Experiment, name: str, size: str, folder: Path, out: Path,
+                      overrides: Mapping[str, Any] | None, params: dict[str, Any],
+                      resolve: bool = True) -> Config:
+    """The config of one candidate (``params``) of tuned run ``name``, in ``folder``."""
+    from paralib.experiments.tuned import apply_candidate, label
+
+    cfg = apply_candidate(_config(exp, name, size, folder, out, overrides, resolve), params)
+    cfg.train.name = slug(f"{exp.name}-{size}-{name}-{label(params)}")
+    return cfg
+
+
 def _config(exp: Experiment, name: str, size: str, folder: Path, out: Path,
-            overrides: Mapping[str, Any] | None) -> Config:
+            overrides: Mapping[str, Any] | None, resolve: bool = True) -> Config:
     tree = substitute(run_tree(exp, name, size, overrides),
                       {"selection": str(folder / "selection"), "run": str(folder)})
     train = tree.setdefault("train", {})
     train["output"] = str(folder / "model")
-    train["storage_path"] = str((out / "ray-train").resolve())
+    storage = out / "ray-train"
+    train["storage_path"] = str(storage.resolve() if resolve else storage)
     train["name"] = slug(f"{exp.name}-{size}-{name}")
     if exp.all_runs()[name].select:
         tree.setdefault("select", {})["output"] = str(folder / "selection")

@@ -5,7 +5,10 @@ summary, evaluation results, seconds), ``model/`` and, for runs that select thei
 ``selection/``. A rerun reuses a run whose fingerprints match (the training one covers the
 whole validated config and the engine; the evaluation one the suites and settings), so a
 killed experiment resumes and a changed run is redone alone. A run whose inputs are missing or
-that fails is recorded with the reason and the others go on.
+that fails is recorded with the reason and the others go on. Finished runs' records are also
+kept beside the book (:mod:`paralib.experiments.records`), so that a run finished on one
+machine is reused on another without its model, and ``only`` makes some runs now and the rest
+later (the section is written once none is left).
 
 A tuned run (2017 §5.5-5.7, :mod:`paralib.experiments.tuned`) makes one model per candidate in
 ``RUN/tune/CANDIDATE/`` (each with its own ``run.json``, reused the same way), keeps the one
@@ -36,6 +39,7 @@ from paralib.experiments.lock import run_lock
 from paralib.experiments.needs import unmet_all
 from paralib.experiments.plan import RunPlan, plan_runs
 from paralib.experiments.plots import plot_experiment
+from paralib.experiments.records import RECORDS, RecordStore, complete, selected
 from paralib.experiments.render import RunInfo, render_section
 from paralib.experiments.spec import (
     DEFAULT_OUT,
@@ -68,6 +72,12 @@ class ExperimentResult:
     seconds: float
     results: Path
     plot: Path | None
+    written: bool = True
+
+    @property
+    def held(self) -> list[str]:
+        """Runs left for a later invocation (not among ``only``, and not made before)."""
+        return [n for n, r in self.records.items() if r["status"] == "held"]
 
     @property
     def failed(self) -> list[str]:
@@ -233,23 +243,41 @@ def _properties(plan: RunPlan) -> dict[str, float]:
     return {name: measure(name, opts, plan.config) for name, opts in plan.properties.items()}
 
 
-def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool = False
-            ) -> dict[str, Any]:
-    """Make one run (or reuse it) and return its record (also written to ``run.json``)."""
+def _write(plan: RunPlan, record: dict[str, Any], store: RecordStore) -> None:
+    plan.folder.mkdir(parents=True, exist_ok=True)
+    (plan.folder / RECORD).write_text(json.dumps(record, indent=2, default=str))
+    store.keep(plan.folder, record)
+
+
+def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool = False,
+            store: RecordStore | None = None, held: bool = False) -> dict[str, Any]:
+    """Make one run (or reuse it) and return its record (also written to ``run.json`` and,
+    when finished, kept in ``store``). A finished record with the run's fingerprints, in the
+    run's folder or in ``store``, is reused whole, with or without the model; a ``held`` run
+    without one is left for a later invocation."""
     base = {"name": plan.name, "setup": _setup(plan), "seconds": {}}
     if plan.skipped:
         return {**base, "status": "skipped", "message": f"not run at size {size}"}
     if plan.missing:
         return {**base, "status": "missing", "message": "; ".join(plan.missing)}
+    store = store or RecordStore(None)
     old = _read(plan.folder / RECORD) or {}
+    if not plan.report:
+        for prev in (old, store.read(plan.folder)):
+            if complete(prev, plan.train_key, plan.eval_key):
+                record = {**prev, **base, "seconds": prev.get("seconds", {}), "reused": True}
+                _write(plan, record, store)
+                return record
+    if held:
+        return {**base, "status": "held", "message": "not among --only: left for a later "
+                "invocation"}
     record = {**base, "status": "ok", "train_key": plan.train_key, "eval_key": plan.eval_key,
               "reused": True}
     try:
         if plan.report:  # numbers another stage wrote: read afresh every time
             record.update(train=None, reused=False,
                           results={"report": json.loads(Path(plan.report).read_text())})
-            plan.folder.mkdir(parents=True, exist_ok=True)
-            (plan.folder / RECORD).write_text(json.dumps(record, indent=2, default=str))
+            _write(plan, record, RecordStore(None))
             return record
         if plan.baseline:
             record["train"] = None
@@ -274,8 +302,7 @@ def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool 
         log.error("run %s failed:\n%s", plan.name, traceback.format_exc())
         record.update(status="error", message=f"{type(exc).__name__}: {exc}", reused=False)
     record["made"] = old.get("made") if record["reused"] and old.get("made") else _now()
-    plan.folder.mkdir(parents=True, exist_ok=True)
-    (plan.folder / RECORD).write_text(json.dumps(record, indent=2, default=str))
+    _write(plan, record, store)
     return record
 
 
@@ -301,13 +328,13 @@ def _now() -> dict[str, Any]:
 
 def command_line(name: str, size: str, out: str | Path = DEFAULT_OUT,
                  results: str | Path | None = None, plots: str | Path | None = None,
-                 overrides: Sequence[str] = ()) -> str:
+                 overrides: Sequence[str] = (), records: str | Path | None = None) -> str:
     """The ``paralib experiment`` command that runs ``name`` so, quoted for a shell."""
     cmd = ["paralib", "experiment", name] + (["--smoke"] if size == "smoke" else
                                              [] if size == "full" else ["--size", size])
     if Path(out) != Path(DEFAULT_OUT):
         cmd += ["--out", str(out)]
-    for flag, value in (("--results", results), ("--plots", plots)):
+    for flag, value in (("--results", results), ("--plots", plots), ("--records", records)):
         if value is not None:
             cmd += [flag, str(value)]
     for item in overrides:
@@ -341,7 +368,8 @@ def _relative(target: Path, start: Path) -> str:
 def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
                    results: str | Path | None = None, plots: str | Path | None = None,
                    progress: bool = True, echo: Callable[[str], None] | None = None,
-                   overrides: Sequence[str] = ()) -> ExperimentResult:
+                   overrides: Sequence[str] = (), records: str | Path | None = None,
+                   only: Sequence[str] = ()) -> ExperimentResult:
     """Run experiment ``name`` at ``size`` and write its section of the results book.
 
     ``results`` is the Markdown file (default ``docs/RESULTS.md``, or ``OUT/RESULTS.md`` for
@@ -349,6 +377,10 @@ def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
     its plot (default ``docs/results/experiments``, or ``OUT/plots`` for smoke).
     ``overrides`` are the command line's ``--set KEY=VALUE`` items: they apply to every
     run's config after the experiment's own, and the runs they change are trained again.
+    ``records`` is the folder finished runs' records are kept in (default
+    ``docs/results/runs``, or ``OUT/records`` for smoke), under ``NAME/SIZE/``. ``only``
+    (globs on run names) makes just those runs; the others are reused where a record has them
+    and otherwise left, and the section is written only when none is left.
     """
     if size not in SIZES:
         raise ExperimentError(f"unknown size '{size}' (sizes: {', '.join(SIZES)})")
@@ -366,35 +398,54 @@ def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
     settings = _settings(exp, size)
     # every config validated before any work
     plans = plan_runs(exp, size, folder, parse_overrides(overrides))
+    _check_only(exp, plans, only)
+    store = RecordStore((Path(records) if records else
+                         out_root / "records" if smoke else RECORDS) / exp.name / size)
     with run_lock(out_root / exp.name, f"experiment {exp.name}"):
         now = _now()
         t0 = time.perf_counter()
-        records: dict[str, dict[str, Any]] = {}
+        by_run: dict[str, dict[str, Any]] = {}
         for i, plan in enumerate(plans, 1):
             t = time.perf_counter()
-            records[plan.name] = rec = run_one(plan, exp, size, settings, progress)
+            by_run[plan.name] = rec = run_one(plan, exp, size, settings, progress, store,
+                                               held=not selected(plan.name, only))
             extra = f" ({rec.get('message')})" if rec["status"] != "ok" else \
                 " (reused)" if rec.get("reused") else ""
             say(f"[{exp.name} {size}] {i}/{len(plans)} {plan.name}: {rec['status']}{extra} "
                 f"in {time.perf_counter() - t:.0f} s")
         seconds = time.perf_counter() - t0
-        table = build_table(exp, records)
+        table = build_table(exp, by_run)
+        held = [n for n, r in by_run.items() if r["status"] == "held"]
+        if held:
+            say(f"[{exp.name} {size}] {len(held)} run(s) not made yet, so {book} is left as "
+                f"it is: {', '.join(held)}; the finished runs are kept in {store.folder}")
+            return ExperimentResult(exp, size, by_run, table, seconds, book, None,
+                                    written=False)
         plot_path = None
         if exp.plot:
-            plot_path = plot_experiment(exp, table, records, plot_dir / f"{exp.name}.png")
-        reused = [r for r in records.values() if r["status"] == "ok" and r.get("reused")]
+            plot_path = plot_experiment(exp, table, by_run, plot_dir / f"{exp.name}.png")
+        reused = [r for r in by_run.values() if r["status"] == "ok" and r.get("reused")]
         info = RunInfo(size=size, command=command_line(name, size, out, results, plots,
-                                                       overrides),
+                                                       overrides, records),
                        seconds=seconds, started=now["at"], cpus=os.cpu_count() or 0,
                        load=now["load"], gpu=now["gpu"],
                        made=sum(r["status"] == "ok" and not r.get("reused")
-                                for r in records.values()),
+                                for r in by_run.values()),
                        reused=len(reused),
                        reused_seconds=sum(sum(v for v in r["seconds"].values() if v)
                                           for r in reused),
                        reused_made=[r["made"] for r in reused if r.get("made")],
                        plot=_relative(plot_path, book.parent) if plot_path else None)
-        write_section(book, exp.number, exp.name, render_section(exp, table, records, info))
+        write_section(book, exp.number, exp.name, render_section(exp, table, by_run, info))
         say(f"[{exp.name} {size}] wrote {book}" + (f" and {plot_path}" if plot_path else "")
             + f" in {seconds:.0f} s")
-        return ExperimentResult(exp, size, records, table, seconds, book, plot_path)
+        return ExperimentResult(exp, size, by_run, table, seconds, book, plot_path)
+
+
+def _check_only(exp: Experiment, plans: Sequence[RunPlan], only: Sequence[str]) -> None:
+    """Every ``only`` glob must name a run of the size (a typo would hold every run)."""
+    names = [p.name for p in plans if not p.skipped]
+    bad = [pattern for pattern in only if not any(selected(n, [pattern]) for n in names)]
+    if bad:
+        raise ExperimentError(f"experiment {exp.name}: --only {', '.join(bad)} names no run "
+                              f"(runs: {', '.join(names)})")

@@ -7,44 +7,14 @@ must show."""
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 
 import pytest
-import yaml
+from toys import TEST, TREE
 
 from paralib.experiments import runner
 from paralib.experiments.render import cell_notes
 from paralib.experiments.spec import ExperimentError, TuneSpec, parse_experiment
 from paralib.experiments.tuned import candidate_values, candidates, choose, label
-
-DEV = {0.1: 50.0, 0.2: 70.0, 0.3: 60.0}      # dev Pearson by learning rate: 0.2 wins
-TEST = {0.1: 90.0, 0.2: 40.0, 0.3: 80.0}     # test Pearson: the winner is not the test-best
-
-TREE = yaml.safe_load("""
-number: 99
-name: toy-tuned
-title: Toy tuned
-paper:
-  citation: a paper
-  table: Table 1
-  caption: a caption
-  rows: [Fixed, Tuned]
-  columns: [STS]
-  values: {Fixed: {STS: 60.0}, Tuned: {STS: 61.0}}
-ours: {label: ours, run: "{row}", metric: sts17/sets/en-en}
-compare:
-  - {rows: [Tuned, Fixed]}
-base:
-  train: {sources: [{kind: captions}], epochs: 1, dev: stsb-dev}
-runs:
-  Fixed: {set: {train.lr: 0.1}}
-  Tuned:
-    tune:
-      parameters: {train.lr: [0.1, 0.2, 0.3]}
-evaluate: {suites: [sts17]}
-sizes: {smoke: {}, full: {}}
-""")
 
 
 def record(dev: float | None, status: str = "ok") -> dict:
@@ -76,31 +46,6 @@ def test_candidates_from_a_space_file_and_sizes():
         candidate_values(TuneSpec(space="tune/spaces/no-such.yaml"), "full")
     with pytest.raises(ValueError, match="space file, parameters or both"):
         TuneSpec()
-
-
-@pytest.fixture
-def crafted(monkeypatch, tmp_path):
-    """Training writes a model folder and reports DEV[lr]; evaluation reports TEST[lr]."""
-    trained: list[float] = []
-
-    def fake_train(plan, progress):
-        lr = plan.config.train.lr
-        trained.append(lr)
-        plan.model_dir.mkdir(parents=True, exist_ok=True)
-        (plan.model_dir / "config.json").write_text(json.dumps({"lr": lr}))
-        return {"dev_pearson": DEV[lr], "pairs": 10, "best_epoch": 1}
-
-    def fake_evaluate(plan, suites, settings):
-        lr = json.loads((Path(plan.model_dir) / "config.json").read_text())["lr"]
-        return {"sts17": {"status": "ok", "sets": {"en-en": {"status": "ok",
-                                                             "pearson": TEST[lr]}}}}
-
-    monkeypatch.setattr(runner, "_train", fake_train)
-    monkeypatch.setattr(runner, "_evaluate", fake_evaluate)
-    monkeypatch.setattr(runner, "_settings", lambda exp, size: None)
-    path = tmp_path / "toy-tuned.yaml"
-    path.write_text(yaml.safe_dump(TREE, allow_unicode=True))
-    return path, trained
 
 
 def test_tuned_run_keeps_the_dev_best_model(crafted, tmp_path):

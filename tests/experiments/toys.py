@@ -1,5 +1,6 @@
 """Toy experiments for the tests of cells computed over runs and of their plots: ten-fold
-selection of 2018 Table 5 cut to three folds, and the languages of 2019 Table 5."""
+selection of 2018 Table 5 cut to three folds, and the languages of 2019 Table 5; and a toy
+tuned experiment whose training and evaluation the ``crafted`` fixture replaces."""
 
 from __future__ import annotations
 
@@ -99,3 +100,32 @@ def lang_records(numbers: dict) -> dict:
     return {f"SP en-{k}": {"status": "ok", "properties": {"sp_overlap": x},
                            "results": {"sts": {"all": {"pearson": y}}}}
             for k, (x, y) in numbers.items()}
+
+
+DEV = {0.1: 50.0, 0.2: 70.0, 0.3: 60.0}      # dev Pearson by learning rate: 0.2 wins
+TEST = {0.1: 90.0, 0.2: 40.0, 0.3: 80.0}     # test Pearson: the winner is not the test-best
+
+TREE = yaml.safe_load("""
+number: 99
+name: toy-tuned
+title: Toy tuned
+paper:
+  citation: a paper
+  table: Table 1
+  caption: a caption
+  rows: [Fixed, Tuned]
+  columns: [STS]
+  values: {Fixed: {STS: 60.0}, Tuned: {STS: 61.0}}
+ours: {label: ours, run: "{row}", metric: sts17/sets/en-en}
+compare:
+  - {rows: [Tuned, Fixed]}
+base:
+  train: {sources: [{kind: captions}], epochs: 1, dev: stsb-dev}
+runs:
+  Fixed: {set: {train.lr: 0.1}}
+  Tuned:
+    tune:
+      parameters: {train.lr: [0.1, 0.2, 0.3]}
+evaluate: {suites: [sts17]}
+sizes: {smoke: {}, full: {}}
+""")

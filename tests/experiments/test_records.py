@@ -1,0 +1,111 @@
+"""Kept run records: a run finished on one machine is reused on another without its model,
+and ``--only`` makes an experiment a few runs at a time, its section waiting for the last."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+
+import pytest
+from toys import TEST
+
+from paralib.experiments import cli, runner
+from paralib.experiments.book import section_names
+from paralib.experiments.records import RecordStore, complete, kept_runs, selected
+from paralib.experiments.spec import ExperimentError, load_experiment
+
+
+def test_only_finished_records_are_kept(tmp_path):
+    store = RecordStore(tmp_path / "kept")
+    run = tmp_path / "runs" / "GRAN-PPDB"
+    ok = {"status": "ok", "train_key": "t", "eval_key": "e", "results": {"sts": {}}}
+    store.keep(run, {**ok, "status": "error", "message": "boom"})
+    store.keep(run, {"status": "ok", "train_key": "t", "eval_key": "e"})  # no results
+    assert store.read(run) is None
+    store.keep(run, ok)
+    assert store.read(run) == ok and (tmp_path / "kept/GRAN-PPDB.json").is_file()
+    assert complete(store.read(run), "t", "e")
+    assert not complete(store.read(run), "t", "other") and not complete(None, "t", "e")
+    (tmp_path / "kept/GRAN-PPDB.json").write_text("{ torn")
+    assert store.read(run) is None                    # unreadable: made again
+    assert RecordStore(None).read(run) is None
+    assert selected("GRAN PPDB", []) and selected("GRAN PPDB", ["AVG *", "GRAN *"])
+    assert not selected("AVG PPDB", ["GRAN *"])
+
+
+def test_a_run_kept_on_one_machine_is_reused_on_another_without_its_model(crafted,
+                                                                          tmp_path):
+    path, trained = crafted
+    kept = tmp_path / "kept"
+    first = runner.run_experiment(str(path), size="smoke", out=tmp_path / "machine1",
+                                  records=kept, echo=lambda _: None)
+    files = sorted(p.name for p in (kept / "toy-tuned/smoke").iterdir())
+    assert files == ["Fixed.json", "Tuned.json"]
+    texts = [(kept / "toy-tuned/smoke" / f).read_text() for f in files]
+    assert json.loads((kept / "toy-tuned/smoke/Fixed.json").read_text())["results"] == \
+        first.records["Fixed"]["results"]
+
+    trained.clear()                                   # a fresh machine: no run folders
+    second = runner.run_experiment(str(path), size="smoke", out=tmp_path / "machine2",
+                                   records=kept, echo=lambda _: None)
+    assert trained == []
+    assert all(r["reused"] for r in second.records.values())
+    assert not (tmp_path / "machine2/toy-tuned/smoke/runs/Fixed/model").exists()
+    assert {k: c.ours for k, c in second.table.cells.items()} == \
+        {k: c.ours for k, c in first.table.cells.items()}
+    assert second.records["Tuned"]["made"] == first.records["Tuned"]["made"]
+    kept_text = {p.name: p.read_text() for p in (kept / "toy-tuned/smoke").iterdir()}
+    assert kept_text == dict(zip(files, texts, strict=True))  # reuse rewrites nothing
+    assert "reused them all" in second.results.read_text()
+    assert kept_runs(load_experiment(str(path)), "smoke", kept) == (2, 2)
+
+    # a changed run is made again; the unchanged one is still reused
+    third = runner.run_experiment(str(path), size="smoke", out=tmp_path / "machine3",
+                                  records=kept, overrides=["train.lr=0.3"],
+                                  echo=lambda _: None)
+    assert trained == [0.3] and third.records["Tuned"]["reused"]
+    assert third.table.cells[("Fixed", "STS")].ours == TEST[0.3]
+    # the kept Fixed now has lr 0.3: the experiment as written has one run left to make
+    assert kept_runs(load_experiment(str(path)), "smoke", kept) == (1, 2)
+    (kept / "toy-tuned/smoke/Tuned.json").unlink()
+    assert kept_runs(load_experiment(str(path)), "smoke", kept) == (0, 2)
+    assert kept_runs(load_experiment(str(path)), "smoke", tmp_path / "none") == (0, 2)
+
+
+def test_only_makes_some_runs_and_the_section_waits_for_the_rest(crafted, tmp_path):
+    path, trained = crafted
+    out, kept = tmp_path / "out", tmp_path / "kept"
+    book = out / "toy-tuned/smoke/RESULTS.md"
+    lines: list[str] = []
+    part = runner.run_experiment(str(path), size="smoke", out=out, records=kept,
+                                 only=["Fix*"], echo=lines.append)
+    assert trained == [0.1] and not part.written and part.held == ["Tuned"]
+    assert part.records["Tuned"]["status"] == "held" and part.failed == []
+    assert not book.exists()
+    assert "1 run(s) not made yet" in lines[-1] and "Tuned" in lines[-1]
+
+    shutil.rmtree(out)                                # the next machine, the rest of it
+    trained.clear()
+    rest = runner.run_experiment(str(path), size="smoke", out=out, records=kept,
+                                 only=["Tuned"], echo=lambda _: None)
+    assert sorted(trained) == [0.1, 0.2, 0.3] and rest.written and rest.held == []
+    assert rest.records["Fixed"]["reused"] and not rest.records["Tuned"]["reused"]
+    assert section_names(book.read_text()) == ["toy-tuned"]
+    assert f"--records {kept}" in book.read_text() and "--only" not in book.read_text()
+
+
+def test_only_must_name_a_run(crafted, tmp_path, capsys):
+    path, trained = crafted
+    with pytest.raises(ExperimentError, match=r"--only GRAN\* names no run \(runs: Fixed, "
+                                              r"Tuned\)"):
+        runner.run_experiment(str(path), size="smoke", out=tmp_path, only=["GRAN*"],
+                              echo=lambda _: None)
+    assert trained == []
+    parser = argparse.ArgumentParser()
+    cli.add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["experiment", str(path), "--smoke", "--out", str(tmp_path),
+                              "--records", str(tmp_path / "kept"), "--only", "Fixed"])
+    assert args.only == ["Fixed"] and cli.run(args) == 0
+    assert "1 run(s) not made yet" in capsys.readouterr().err
+    assert (tmp_path / "kept/toy-tuned/smoke/Fixed.json").is_file()
