@@ -7,8 +7,11 @@ hours than one machine is held for, so the runner also keeps each finished run's
 was made) in ``docs/results/runs/NAME/SIZE/RUN.json``. Those files are committed with the
 book: a later invocation on another machine reuses a kept run whose fingerprints match without
 its model, so an experiment can be made a few runs at a time (``--only``) and its section
-written once every run is there. A kept record is results, never a model: a changed run, a
-failed one and a tuned run's single candidates are made again.
+written once every run is there. A tuned run's candidates are kept too
+(``RUN/tune/CANDIDATE.json``: their dev scores), so its grid can be spread over machines; the
+candidate it chooses is trained again where its model is not on this machine, to be
+evaluated. A kept record is results, never a model: a changed run and a failed one are made
+again.
 """
 
 from __future__ import annotations
@@ -33,15 +36,20 @@ def complete(record: dict[str, Any] | None, train_key: str, eval_key: str) -> bo
 
 
 class RecordStore:
-    """The kept records of one experiment at one size, a JSON file per run (``None`` folder:
-    keep nothing)."""
+    """The kept records of one experiment at one size, a JSON file per run or candidate
+    (``None`` folder: keep nothing). ``runs`` is the folder of the run folders
+    (``OUT/NAME/SIZE/runs``): a record's file is its run folder's path under it."""
 
-    def __init__(self, folder: Path | None) -> None:
-        self.folder = folder
+    def __init__(self, folder: Path | None, runs: Path | None = None) -> None:
+        self.folder, self.runs = folder, runs
 
     def path(self, run_folder: Path) -> Path | None:
-        """Where the record of the run in ``run_folder`` is kept (named by its slug)."""
-        return self.folder / f"{run_folder.name}.json" if self.folder else None
+        """Where the record of the run (or candidate) in ``run_folder`` is kept."""
+        if self.folder is None:
+            return None
+        inside = self.runs is not None and run_folder.is_relative_to(self.runs)
+        rel = run_folder.relative_to(self.runs) if inside else Path(run_folder.name)
+        return self.folder / rel.parent / f"{rel.name}.json"
 
     def read(self, run_folder: Path) -> dict[str, Any] | None:
         """The kept record of that run, or ``None`` (none kept, or unreadable)."""
@@ -54,10 +62,12 @@ class RecordStore:
             return None
 
     def keep(self, run_folder: Path, record: dict[str, Any]) -> None:
-        """Keep a finished run's record (others are not kept: they are made again), less
-        whether this invocation reused it, so that reusing it leaves the file as it was."""
+        """Keep a finished run's record, or a trained candidate's (others are not kept: they
+        are made again), less whether this invocation reused it, so that reusing it leaves
+        the file as it was."""
         path = self.path(run_folder)
-        if path is None or record.get("status") != "ok" or "results" not in record:
+        if path is None or record.get("status") != "ok" or not (record.get("results") or
+                                                                 record.get("train")):
             return
         kept = {key: value for key, value in record.items() if key != "reused"}
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -80,6 +90,6 @@ def kept_runs(exp: Experiment, size: str, root: Path = RECORDS) -> tuple[int, in
     except ExperimentError:
         return 0, 0
     plans = [p for p in plans if not p.skipped and not p.report]
-    store = RecordStore(root / exp.name / size)
+    store = RecordStore(root / exp.name / size, Path(DEFAULT_OUT) / exp.name / size / "runs")
     return sum(complete(store.read(p.folder), p.train_key, p.eval_key) for p in plans), \
         len(plans)

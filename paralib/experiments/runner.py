@@ -166,11 +166,12 @@ def _evaluate(plan: RunPlan, suites: list[str], settings) -> dict[str, Any]:
 
 
 def _make_model(plan: RunPlan, old: dict[str, Any], record: dict[str, Any],
-                progress: bool) -> None:
+                progress: bool, need_model: bool = True) -> None:
     """Select and train ``plan`` into ``record``, or reuse the model ``old`` describes when
-    its training fingerprint matches."""
+    its training fingerprint matches (without the model on this machine unless
+    ``need_model``)."""
     if old.get("train_key") == plan.train_key and old.get("train") and \
-            (plan.model_dir / "config.json").is_file():
+            (not need_model or (plan.model_dir / "config.json").is_file()):
         record["train"], record["selection"] = old["train"], old.get("selection")
         record["seconds"].update({k: v for k, v in old.get("seconds", {}).items()
                                   if k in ("select", "train")})
@@ -194,27 +195,35 @@ def train_seconds(wall: float, summary: dict[str, Any]) -> float:
     return wall + sum(h.get("seconds") or 0.0 for h in summary.get("history", [])[:before])
 
 
-def _candidate(cand: RunPlan, progress: bool) -> dict[str, Any]:
-    """Train one candidate of a tuned run (or reuse it); a failure is its record's status."""
+def _candidate(cand: RunPlan, progress: bool, store: RecordStore) -> dict[str, Any]:
+    """Train one candidate of a tuned run, or reuse its record (this machine's with its
+    model, or a kept one without); a failure is its record's status."""
     old = _read(cand.folder / RECORD) or {}
+    kept = store.read(cand.folder) or {}
+    has_model = (cand.model_dir / "config.json").is_file()
+    if not (old.get("train_key") == cand.train_key and has_model) and \
+            kept.get("train_key") == cand.train_key and kept.get("status") == "ok":
+        old = kept
     rec: dict[str, Any] = {"name": cand.name, "params": cand.params, "status": "ok",
                            "train_key": cand.train_key, "seconds": {}, "reused": True}
     try:
-        _make_model(cand, old, rec, progress)
+        _make_model(cand, old, rec, progress, need_model=False)
     except Exception as exc:  # a candidate that cannot be made is left out of the choice
         log.warning("tune candidate %s failed: %s", cand.folder, exc)
         rec.update(status="error", message=f"{type(exc).__name__}: {exc}", reused=False)
-    cand.folder.mkdir(parents=True, exist_ok=True)
-    (cand.folder / RECORD).write_text(json.dumps(rec, indent=2, default=str))
+    _write(cand, rec, store)
     return rec
 
 
-def _make_tuned(plan: RunPlan, record: dict[str, Any], progress: bool) -> None:
-    """2017 §5.5-5.7: a model per candidate, the best dev score chosen (:mod:`tuned`)."""
+def _make_tuned(plan: RunPlan, record: dict[str, Any], progress: bool,
+                store: RecordStore) -> None:
+    """2017 §5.5-5.7: a model per candidate, the best dev score chosen (:mod:`tuned`); the
+    chosen one is trained again when its record was kept elsewhere and its model is not
+    here."""
     from paralib.experiments.tuned import choose, score
 
     metric = plan.tune_metric or "train/dev_pearson"
-    recs = [_candidate(c, progress) for c in plan.candidates]
+    recs = [_candidate(c, progress, store) for c in plan.candidates]
     best = choose(recs, metric, plan.tune_mode)
     record["tuned"] = {
         "metric": metric, "mode": plan.tune_mode,
@@ -233,6 +242,14 @@ def _make_tuned(plan: RunPlan, record: dict[str, Any], progress: bool) -> None:
                               f"({len(recs)} tried)")
     plan.chosen = plan.candidates[best]
     record["train"], record["selection"] = recs[best]["train"], recs[best].get("selection")
+    if not (plan.chosen.model_dir / "config.json").is_file():
+        again: dict[str, Any] = {"seconds": {}}
+        _make_model(plan.chosen, {}, again, progress)
+        record["train"], record["selection"] = again["train"], again.get("selection")
+        record["retrained"] = plan.chosen.name
+        record["reused"] = False
+        for key, value in again["seconds"].items():
+            record["seconds"][key] += value
 
 
 def _properties(plan: RunPlan) -> dict[str, float]:
@@ -282,7 +299,7 @@ def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool 
         if plan.baseline:
             record["train"] = None
         elif plan.candidates:
-            _make_tuned(plan, record, progress)
+            _make_tuned(plan, record, progress, store)
         else:
             _make_model(plan, old, record, progress)
         if old.get("eval_key") == plan.eval_key and old.get("status") == "ok" and \
@@ -400,7 +417,8 @@ def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
     plans = plan_runs(exp, size, folder, parse_overrides(overrides))
     _check_only(exp, plans, only)
     store = RecordStore((Path(records) if records else
-                         out_root / "records" if smoke else RECORDS) / exp.name / size)
+                         out_root / "records" if smoke else RECORDS) / exp.name / size,
+                        folder / "runs")
     with run_lock(out_root / exp.name, f"experiment {exp.name}"):
         now = _now()
         t0 = time.perf_counter()

@@ -12,6 +12,7 @@ from toys import TEST
 
 from paralib.experiments import cli, runner
 from paralib.experiments.book import section_names
+from paralib.experiments.plan import plan_runs
 from paralib.experiments.records import RecordStore, complete, kept_runs, selected
 from paralib.experiments.spec import ExperimentError, load_experiment
 
@@ -30,6 +31,9 @@ def test_only_finished_records_are_kept(tmp_path):
     (tmp_path / "kept/GRAN-PPDB.json").write_text("{ torn")
     assert store.read(run) is None                    # unreadable: made again
     assert RecordStore(None).read(run) is None
+    nested = RecordStore(tmp_path / "kept", runs=tmp_path / "runs")
+    assert nested.path(run / "tune" / "train.lr-0.2") == \
+        tmp_path / "kept/GRAN-PPDB/tune/train.lr-0.2.json"   # the dot is not a suffix
     assert selected("GRAN PPDB", []) and selected("GRAN PPDB", ["AVG *", "GRAN *"])
     assert not selected("AVG PPDB", ["GRAN *"])
 
@@ -40,9 +44,11 @@ def test_a_run_kept_on_one_machine_is_reused_on_another_without_its_model(crafte
     kept = tmp_path / "kept"
     first = runner.run_experiment(str(path), size="smoke", out=tmp_path / "machine1",
                                   records=kept, echo=lambda _: None)
-    files = sorted(p.name for p in (kept / "toy-tuned/smoke").iterdir())
-    assert files == ["Fixed.json", "Tuned.json"]
-    texts = [(kept / "toy-tuned/smoke" / f).read_text() for f in files]
+    here = kept / "toy-tuned/smoke"
+    files = sorted(str(p.relative_to(here)) for p in here.rglob("*.json"))
+    assert files == ["Fixed.json", "Tuned.json", "Tuned/tune/train.lr-0.1.json",
+                     "Tuned/tune/train.lr-0.2.json", "Tuned/tune/train.lr-0.3.json"]
+    texts = [(here / f).read_text() for f in files]
     assert json.loads((kept / "toy-tuned/smoke/Fixed.json").read_text())["results"] == \
         first.records["Fixed"]["results"]
 
@@ -55,7 +61,7 @@ def test_a_run_kept_on_one_machine_is_reused_on_another_without_its_model(crafte
     assert {k: c.ours for k, c in second.table.cells.items()} == \
         {k: c.ours for k, c in first.table.cells.items()}
     assert second.records["Tuned"]["made"] == first.records["Tuned"]["made"]
-    kept_text = {p.name: p.read_text() for p in (kept / "toy-tuned/smoke").iterdir()}
+    kept_text = {str(p.relative_to(here)): p.read_text() for p in here.rglob("*.json")}
     assert kept_text == dict(zip(files, texts, strict=True))  # reuse rewrites nothing
     assert "reused them all" in second.results.read_text()
     assert kept_runs(load_experiment(str(path)), "smoke", kept) == (2, 2)
@@ -109,3 +115,35 @@ def test_only_must_name_a_run(crafted, tmp_path, capsys):
     assert args.only == ["Fixed"] and cli.run(args) == 0
     assert "1 run(s) not made yet" in capsys.readouterr().err
     assert (tmp_path / "kept/toy-tuned/smoke/Fixed.json").is_file()
+
+
+def test_a_tuned_grid_spread_over_machines_trains_its_choice_again(crafted, tmp_path):
+    path, trained = crafted
+    kept = tmp_path / "kept"
+    tune = kept / "toy-tuned/smoke/Tuned/tune"
+    runner.run_experiment(str(path), size="smoke", out=tmp_path / "machine1", records=kept,
+                          only=["Fixed"], echo=lambda _: None)
+    # machine 2 made two candidates of the grid before it was given back
+    for lr in (0.1, 0.2):
+        (tune / f"train.lr-{lr}.json").parent.mkdir(parents=True, exist_ok=True)
+        (tune / f"train.lr-{lr}.json").write_text(json.dumps(
+            {"status": "ok", "train": {"dev_pearson": {0.1: 50.0, 0.2: 70.0}[lr]},
+             "train_key": _candidate_key(path, lr), "seconds": {"train": 5.0}}))
+    trained.clear()
+    result = runner.run_experiment(str(path), size="smoke", out=tmp_path / "machine3",
+                                   records=kept, echo=lambda _: None)
+    # the missing candidate is trained, then the dev-best kept one again for its model
+    assert trained == [0.3, 0.2]
+    rec = result.records["Tuned"]
+    assert rec["tuned"]["chosen"] == "train.lr 0.2" and rec["retrained"] == "train.lr 0.2"
+    assert rec["seconds"]["train"] > 10.0             # the kept candidates' seconds count
+    assert result.table.cells[("Tuned", "STS")].ours == TEST[0.2]
+    assert json.loads((tune / "train.lr-0.3.json").read_text())["train"]["dev_pearson"] == 60.0
+
+
+def _candidate_key(path, lr: float) -> str:
+    """The fingerprint of the toy's candidate ``lr`` (the same under any output folder)."""
+    plans = plan_runs(load_experiment(str(path)), "smoke", path.parent / "elsewhere")
+    tuned = next(p for p in plans if p.name == "Tuned")
+    return next(c.train_key for c in tuned.candidates if c.params["train.lr"] == lr)
+
