@@ -199,11 +199,8 @@ def _candidate(cand: RunPlan, progress: bool, store: RecordStore) -> dict[str, A
     """Train one candidate of a tuned run, or reuse its record (this machine's with its
     model, or a kept one without); a failure is its record's status."""
     old = _read(cand.folder / RECORD) or {}
-    kept = store.read(cand.folder) or {}
-    has_model = (cand.model_dir / "config.json").is_file()
-    if not (old.get("train_key") == cand.train_key and has_model) and \
-            kept.get("train_key") == cand.train_key and kept.get("status") == "ok":
-        old = kept
+    if not (old.get("train_key") == cand.train_key and old.get("train")):
+        old = store.read(cand.folder) or {}
     rec: dict[str, Any] = {"name": cand.name, "params": cand.params, "status": "ok",
                            "train_key": cand.train_key, "seconds": {}, "reused": True}
     try:
@@ -234,7 +231,6 @@ def _make_tuned(plan: RunPlan, record: dict[str, Any], progress: bool,
                         "message": r.get("message"), "value": score(r, metric),
                         "pairs": (r.get("train") or {}).get("pairs")}
                        for c, r in zip(plan.candidates, recs, strict=True)]}
-    record["reused"] = all(r.get("reused") for r in recs)
     for key in ("select", "train"):
         record["seconds"][key] = sum((r["seconds"].get(key) or 0) for r in recs)
     if best is None:
@@ -247,7 +243,6 @@ def _make_tuned(plan: RunPlan, record: dict[str, Any], progress: bool,
         _make_model(plan.chosen, {}, again, progress)
         record["train"], record["selection"] = again["train"], again.get("selection")
         record["retrained"] = plan.chosen.name
-        record["reused"] = False
         for key, value in again["seconds"].items():
             record["seconds"][key] += value
 
@@ -288,11 +283,12 @@ def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool 
     if held:
         return {**base, "status": "held", "message": "not among --only: left for a later "
                 "invocation"}
+    # a finished record was reused whole above: from here on the run is evaluated, at least
     record = {**base, "status": "ok", "train_key": plan.train_key, "eval_key": plan.eval_key,
-              "reused": True}
+              "reused": False}
     try:
         if plan.report:  # numbers another stage wrote: read afresh every time
-            record.update(train=None, reused=False,
+            record.update(train=None,
                           results={"report": json.loads(Path(plan.report).read_text())})
             _write(plan, record, RecordStore(None))
             return record
@@ -302,23 +298,15 @@ def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool 
             _make_tuned(plan, record, progress, store)
         else:
             _make_model(plan, old, record, progress)
-        if old.get("eval_key") == plan.eval_key and old.get("status") == "ok" and \
-                record["reused"]:
-            record["results"] = old["results"]
-            record["seconds"]["evaluate"] = old.get("seconds", {}).get("evaluate")
-            if old.get("properties") is not None:
-                record["properties"] = old["properties"]
-        else:
-            record["reused"] = False
-            t0 = time.perf_counter()
-            record["results"] = _evaluate(plan, list(exp.evaluate.suites), settings)
-            if plan.properties:
-                record["properties"] = _properties(plan)
-            record["seconds"]["evaluate"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        record["results"] = _evaluate(plan, list(exp.evaluate.suites), settings)
+        if plan.properties:
+            record["properties"] = _properties(plan)
+        record["seconds"]["evaluate"] = time.perf_counter() - t0
     except Exception as exc:  # one failing run must not stop the experiment
         log.error("run %s failed:\n%s", plan.name, traceback.format_exc())
-        record.update(status="error", message=f"{type(exc).__name__}: {exc}", reused=False)
-    record["made"] = old.get("made") if record["reused"] and old.get("made") else _now()
+        record.update(status="error", message=f"{type(exc).__name__}: {exc}")
+    record["made"] = _now()
     _write(plan, record, store)
     return record
 
@@ -433,12 +421,13 @@ def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
                 f"in {time.perf_counter() - t:.0f} s")
         seconds = time.perf_counter() - t0
         table = build_table(exp, by_run)
-        held = [n for n, r in by_run.items() if r["status"] == "held"]
-        if held:
-            say(f"[{exp.name} {size}] {len(held)} run(s) not made yet, so {book} is left as "
-                f"it is: {', '.join(held)}; the finished runs are kept in {store.folder}")
-            return ExperimentResult(exp, size, by_run, table, seconds, book, None,
-                                    written=False)
+        partial = ExperimentResult(exp, size, by_run, table, seconds, book, None,
+                                   written=False)
+        if partial.held:
+            say(f"[{exp.name} {size}] {len(partial.held)} run(s) not made yet, so {book} is "
+                f"left as it is: {', '.join(partial.held)}; the finished runs are kept in "
+                f"{store.folder}")
+            return partial
         plot_path = None
         if exp.plot:
             plot_path = plot_experiment(exp, table, by_run, plot_dir / f"{exp.name}.png")
