@@ -63,15 +63,18 @@ class RecordStore:
 
     def keep(self, run_folder: Path, record: dict[str, Any]) -> None:
         """Keep a finished run's record, or a trained candidate's (others are not kept: they
-        are made again), less whether this invocation reused it, so that reusing it leaves
-        the file as it was."""
+        are made again), less whether this invocation reused it; a file that already holds
+        that record is not written again, so reusing a run leaves it untouched."""
         path = self.path(run_folder)
         if path is None or record.get("status") != "ok" or not (record.get("results") or
                                                                  record.get("train")):
             return
         kept = {key: value for key, value in record.items() if key != "reused"}
+        text = json.dumps(kept, indent=2, sort_keys=True, default=str) + "\n"
+        if path.is_file() and path.read_text() == text:
+            return
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(kept, indent=2, sort_keys=True, default=str) + "\n")
+        path.write_text(text)
 
 
 def selected(name: str, only: Sequence[str]) -> bool:

@@ -49,6 +49,7 @@ def test_a_run_kept_on_one_machine_is_reused_on_another_without_its_model(crafte
     assert files == ["Fixed.json", "Tuned.json", "Tuned/tune/train.lr-0.1.json",
                      "Tuned/tune/train.lr-0.2.json", "Tuned/tune/train.lr-0.3.json"]
     texts = [(here / f).read_text() for f in files]
+    stamps = [(here / f).stat().st_mtime_ns for f in files]
     assert json.loads((kept / "toy-tuned/smoke/Fixed.json").read_text())["results"] == \
         first.records["Fixed"]["results"]
 
@@ -63,6 +64,7 @@ def test_a_run_kept_on_one_machine_is_reused_on_another_without_its_model(crafte
     assert second.records["Tuned"]["made"] == first.records["Tuned"]["made"]
     kept_text = {str(p.relative_to(here)): p.read_text() for p in here.rglob("*.json")}
     assert kept_text == dict(zip(files, texts, strict=True))  # reuse rewrites nothing
+    assert [(here / f).stat().st_mtime_ns for f in files] == stamps
     assert "reused them all" in second.results.read_text()
     assert kept_runs(load_experiment(str(path)), "smoke", kept) == (2, 2)
 
