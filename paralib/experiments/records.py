@@ -43,6 +43,12 @@ class RecordStore:
     def __init__(self, folder: Path | None, runs: Path | None = None) -> None:
         self.folder, self.runs = folder, runs
 
+    @classmethod
+    def of(cls, root: Path, exp: str, size: str, out: Path) -> RecordStore:
+        """The store of experiment ``exp`` at ``size``: records under ``root/NAME/SIZE``, for
+        the run folders the runner makes under ``out/NAME/SIZE/runs``."""
+        return cls(root / exp / size, out / exp / size / "runs")
+
     def path(self, run_folder: Path) -> Path | None:
         """Where the record of the run (or candidate) in ``run_folder`` is kept."""
         if self.folder is None:
@@ -93,6 +99,6 @@ def kept_runs(exp: Experiment, size: str, root: Path = RECORDS) -> tuple[int, in
     except ExperimentError:
         return 0, 0
     plans = [p for p in plans if not p.skipped and not p.report]
-    store = RecordStore(root / exp.name / size, Path(DEFAULT_OUT) / exp.name / size / "runs")
+    store = RecordStore.of(root, exp.name, size, Path(DEFAULT_OUT))
     return sum(complete(store.read(p.folder), p.train_key, p.eval_key) for p in plans), \
         len(plans)

@@ -404,9 +404,8 @@ def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
     # every config validated before any work
     plans = plan_runs(exp, size, folder, parse_overrides(overrides))
     _check_only(exp, plans, only)
-    store = RecordStore((Path(records) if records else
-                         out_root / "records" if smoke else RECORDS) / exp.name / size,
-                        folder / "runs")
+    store = RecordStore.of(Path(records) if records else
+                           out_root / "records" if smoke else RECORDS, exp.name, size, out_root)
     with run_lock(out_root / exp.name, f"experiment {exp.name}"):
         now = _now()
         t0 = time.perf_counter()

@@ -34,6 +34,9 @@ def test_only_finished_records_are_kept(tmp_path):
     nested = RecordStore(tmp_path / "kept", runs=tmp_path / "runs")
     assert nested.path(run / "tune" / "train.lr-0.2") == \
         tmp_path / "kept/GRAN-PPDB/tune/train.lr-0.2.json"   # the dot is not a suffix
+    of = RecordStore.of(tmp_path / "kept", "toy", "full", tmp_path / "out")
+    assert of.path(tmp_path / "out/toy/full/runs/GRAN-PPDB/tune/c") == \
+        tmp_path / "kept/toy/full/GRAN-PPDB/tune/c.json"
     assert selected("GRAN PPDB", []) and selected("GRAN PPDB", ["AVG *", "GRAN *"])
     assert not selected("AVG PPDB", ["GRAN *"])
 
