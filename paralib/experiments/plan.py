@@ -10,6 +10,7 @@ after that.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import hashlib
 import json
@@ -24,7 +25,7 @@ from paralib.config import Config
 from paralib.experiments.needs import unmet_all
 from paralib.experiments.overrides import OverrideError, apply, substitute
 from paralib.experiments.spec import Experiment, ExperimentError, Need, format_errors, slug
-from paralib.paths import expand
+from paralib.paths import DataNotFoundError, data_root, expand, models_root
 
 
 @dataclass
@@ -116,11 +117,12 @@ def plan_runs(exp: Experiment, size: str, out: Path,
     return plans
 
 
-# Fields that only place translation actors on the cluster (they never change a model) and
-# came after runs were cached: left out of a run's fingerprint, so that adding them did not
-# retrain every cached run.
-PLACEMENT_ONLY = {section: ("actors_per_gpu",) for section in
-                  ("backtranslate", "pivot", "paraphrase")}
+# Fields that never change a model (they place translation actors on the cluster, or say how
+# many Ray Train checkpoints stay on disk) and came after runs were kept: left out of a run's
+# fingerprint, so that adding them did not retrain every kept run.
+NOT_IN_KEY = {**{section: ("actors_per_gpu",) for section in
+                 ("backtranslate", "pivot", "paraphrase")},
+              "train": ("keep_checkpoints",)}
 
 
 # The runner's own folders as a run's fingerprint sees them: the same run has the same
@@ -143,12 +145,35 @@ def _key_config(exp: Experiment, name: str, size: str, folder: Path, out: Path,
 
 
 def config_for_key(cfg: Any) -> dict[str, Any]:
-    """``cfg`` as the JSON a run's fingerprint covers (:data:`PLACEMENT_ONLY` left out)."""
+    """``cfg`` as the JSON a run's fingerprint covers: :data:`NOT_IN_KEY` left out, and paths
+    under the checkout's ``models/`` or the data root written as ``{models}/`` and ``{data}/``
+    again, so that a run has one fingerprint in every checkout."""
     tree = cfg.model_dump(mode="json")
-    for section, keys in PLACEMENT_ONLY.items():
+    for section, keys in NOT_IN_KEY.items():
         for key in keys:
             tree.get(section, {}).pop(key, None)
-    return tree
+    return _portable(tree, _roots())
+
+
+def _roots() -> list[tuple[str, str]]:
+    """The machine-local folders a config's ``{models}`` and ``{data}`` expand to."""
+    roots = [(str(models_root()), "{models}")]
+    with contextlib.suppress(DataNotFoundError):
+        roots.append((str(data_root()), "{data}"))
+    return roots
+
+
+def _portable(value: Any, roots: list[tuple[str, str]]) -> Any:
+    """``value`` with every string under one of ``roots`` written with its placeholder."""
+    if isinstance(value, dict):
+        return {key: _portable(item, roots) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_portable(item, roots) for item in value]
+    if isinstance(value, str):
+        for root, placeholder in roots:
+            if value == root or value.startswith(root + "/"):
+                return placeholder + value[len(root):]
+    return value
 
 
 def _train_key(train: Any, engine: str, trained: Any, select: Any) -> str:

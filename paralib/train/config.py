@@ -90,6 +90,10 @@ class TrainConfig(Strict):
     use_gpu: bool | None = None
     cpus_per_worker: float = Field(default=1.0, gt=0)
     storage_path: str = "output/ray-train"
+    # Ray Train checkpoints kept under storage_path: the best this many by dev Pearson (the
+    # most recent ones with dev: none), and always the latest, to resume from; None keeps
+    # every epoch's (a 20-epoch WORD run at width 300 writes about 1 GB of them).
+    keep_checkpoints: int | None = Field(default=1, ge=1)
     name: str = Field(default="paralib-train", pattern=r"^[A-Za-z0-9_.-]+$")
     seed: int = 1
     vocab_sample: int = Field(default=500_000, ge=100)

@@ -108,6 +108,7 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None) -> 
             name=tcfg.name, storage_path=storage,
             storage_filesystem=storage_filesystem, callbacks=callbacks,
             checkpoint_config=ray.train.CheckpointConfig(
+                num_to_keep=tcfg.keep_checkpoints,
                 checkpoint_score_attribute="dev_pearson" if tcfg.dev != "none" else None,
                 checkpoint_score_order="max")),
         datasets={"train": dataset},
