@@ -51,6 +51,7 @@ from paralib.experiments.spec import (
 )
 from paralib.experiments.table import TableData, build_table
 from paralib.paths import PROJECT_ROOT
+from paralib.select.steps import SelectError
 
 log = logging.getLogger(__name__)
 
@@ -207,7 +208,8 @@ def _candidate(cand: RunPlan, progress: bool, store: RecordStore) -> dict[str, A
         _make_model(cand, old, rec, progress, need_model=False)
     except Exception as exc:  # a candidate that cannot be made is left out of the choice
         log.warning("tune candidate %s failed: %s", cand.folder, exc)
-        rec.update(status="error", message=f"{type(exc).__name__}: {exc}", reused=False)
+        rec.update(status="error", message=f"{type(exc).__name__}: {exc}", reused=False,
+                   too_few_pairs=isinstance(exc, SelectError))
     _write(cand, rec, store)
     return rec
 
@@ -233,6 +235,11 @@ def _make_tuned(plan: RunPlan, record: dict[str, Any], progress: bool,
                        for c, r in zip(plan.candidates, recs, strict=True)]}
     for key in ("select", "train"):
         record["seconds"][key] = sum((r["seconds"].get(key) or 0) for r in recs)
+    broken = [f"{c.name} ({r['message']})" for c, r in zip(plan.candidates, recs, strict=True)
+              if r["status"] == "error" and not r.get("too_few_pairs")]
+    if broken:  # only a selection too small for the size leaves a candidate out for good
+        raise ExperimentError(f"{len(broken)} candidate(s) of the tuned run failed, so it is "
+                              f"made again next time: {'; '.join(broken)}")
     if best is None:
         raise ExperimentError(f"no candidate of the tuned run has a {metric} score "
                               f"({len(recs)} tried)")

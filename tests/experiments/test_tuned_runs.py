@@ -15,6 +15,7 @@ from paralib.experiments import runner
 from paralib.experiments.render import cell_notes
 from paralib.experiments.spec import ExperimentError, TuneSpec, parse_experiment
 from paralib.experiments.tuned import candidate_values, candidates, choose, label
+from paralib.select.steps import SelectError
 
 
 def record(dev: float | None, status: str = "ok") -> dict:
@@ -80,7 +81,7 @@ def test_failed_candidates_are_left_out(crafted, tmp_path, monkeypatch):
 
     def failing(plan, progress):
         if plan.config.train.lr == 0.2:
-            raise RuntimeError("size 400 asked but only 12 pairs pass the filters")
+            raise SelectError("size 400 asked but only 12 pairs pass the filters")
         return real(plan, progress)
 
     monkeypatch.setattr(runner, "_train", failing)
@@ -91,6 +92,26 @@ def test_failed_candidates_are_left_out(crafted, tmp_path, monkeypatch):
     assert tuned["candidates"][1]["status"] == "error"
     assert "only 12 pairs" in tuned["candidates"][1]["message"]
     assert result.table.cells[("Tuned", "STS")].ours == 80.0
+
+
+def test_a_candidate_failing_for_another_reason_fails_the_tuned_run(crafted, tmp_path,
+                                                                    monkeypatch):
+    path, _ = crafted
+    real = runner._train
+
+    def full_disk(plan, progress):
+        if plan.config.train.lr == 0.2:
+            raise OSError(28, "No space left on device")
+        return real(plan, progress)
+
+    monkeypatch.setattr(runner, "_train", full_disk)
+    kept = tmp_path / "kept"
+    result = runner.run_experiment(str(path), size="smoke", out=tmp_path / "out3",
+                                   records=kept, echo=lambda _: None)
+    rec = result.records["Tuned"]
+    assert rec["status"] == "error" and "train.lr 0.2 (OSError" in rec["message"]
+    assert not (kept / "toy-tuned/smoke/Tuned.json").exists()      # made again next time
+    assert (kept / "toy-tuned/smoke/Tuned/tune/train.lr-0.3.json").is_file()
 
 
 def test_a_tuned_grid_fragment_merges():
