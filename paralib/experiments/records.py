@@ -30,9 +30,21 @@ RECORDS = PROJECT_ROOT / "docs" / "results" / "runs"
 
 def complete(record: dict[str, Any] | None, train_key: str, eval_key: str) -> bool:
     """Whether ``record`` is a finished run with these training and evaluation fingerprints
-    (its results can stand for the run without its model)."""
+    (its results can stand for the run without its model). A tuned run whose choice missed a
+    candidate for any reason but a selection too small for the size is not: it was kept
+    before such runs failed, and is made again."""
     return bool(record) and record.get("status") == "ok" and "results" in record and \
-        record.get("train_key") == train_key and record.get("eval_key") == eval_key
+        record.get("train_key") == train_key and record.get("eval_key") == eval_key and \
+        all(too_few_pairs(c) for c in (record.get("tuned") or {}).get("candidates", [])
+            if c.get("status") == "error")
+
+
+def too_few_pairs(candidate: dict[str, Any]) -> bool:
+    """Whether a failed candidate (its summary in a tuned record) failed only because its
+    selection is smaller than the size: its flag, or for records made before the flag, the
+    message of a :class:`~paralib.select.steps.SelectError`."""
+    return bool(candidate.get("too_few_pairs",
+                              str(candidate.get("message")).startswith("SelectError:")))
 
 
 class RecordStore:

@@ -231,6 +231,7 @@ def _make_tuned(plan: RunPlan, record: dict[str, Any], progress: bool,
         "value": score(recs[best], metric) if best is not None else None,
         "candidates": [{"label": c.name, "params": c.params, "status": r["status"],
                         "message": r.get("message"), "value": score(r, metric),
+                        "too_few_pairs": bool(r.get("too_few_pairs")),
                         "pairs": (r.get("train") or {}).get("pairs")}
                        for c, r in zip(plan.candidates, recs, strict=True)]}
     for key in ("select", "train"):

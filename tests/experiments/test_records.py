@@ -41,6 +41,20 @@ def test_only_finished_records_are_kept(tmp_path):
     assert not selected("AVG PPDB", ["GRAN *"])
 
 
+def test_a_tuned_record_missing_a_candidate_for_another_reason_is_made_again():
+    def tuned(*candidates):
+        return {"status": "ok", "train_key": "t", "eval_key": "e", "results": {"sts": {}},
+                "tuned": {"candidates": [{"status": "ok", "value": 66.1}, *candidates]}}
+
+    small = {"status": "error", "message": "SelectError: size 24000 asked but only 6834 pairs "
+             "pass the filters", "value": None}           # a record made before the flag
+    assert complete(tuned(small), "t", "e")
+    assert complete(tuned({"status": "error", "message": "x", "too_few_pairs": True}), "t", "e")
+    disk = {"status": "error", "message": "WorkerGroupError: Training failed due to worker "
+            "errors: [Errno 28] No space left on device", "value": None}
+    assert not complete(tuned(small, disk), "t", "e")
+    assert not complete(tuned({**small, "too_few_pairs": False}), "t", "e")
+
 def test_a_run_kept_on_one_machine_is_reused_on_another_without_its_model(crafted,
                                                                           tmp_path):
     path, trained = crafted

@@ -91,6 +91,7 @@ def test_failed_candidates_are_left_out(crafted, tmp_path, monkeypatch):
     assert tuned["chosen"] == "train.lr 0.3"
     assert tuned["candidates"][1]["status"] == "error"
     assert "only 12 pairs" in tuned["candidates"][1]["message"]
+    assert tuned["candidates"][1]["too_few_pairs"] and not tuned["candidates"][0]["too_few_pairs"]
     assert result.table.cells[("Tuned", "STS")].ours == 80.0
 
 
