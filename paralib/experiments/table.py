@@ -87,7 +87,8 @@ def _delta(a: float | None, b: float | None, measure: str) -> float | None:
         return None
     if measure == "ratio":
         return a / b if b else None
-    return a - b
+    # two cells from the same pairs differ only by summation order (1e-15): that is a tie
+    return 0.0 if math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12) else a - b
 
 
 def direction(comp: Comparison, a: Key, b: Key | None, cells: dict[Key, Cell]) -> Direction:

@@ -56,11 +56,14 @@ def cells(pa, pb, oa, ob) -> dict:
     ((81.5, 81.5), (57.0, 55.0), None, False),    # ... or not
     ((None, None), (9.0, 3.0), ">", True),        # a claim stated without numbers
     ((84.0, 82.3), (None, 3.0), None, None),      # no result of ours: not checked
+    ((84.0, 82.3), (51.5, 51.5 + 7e-15), None, False),  # rounding noise is a tie
 ])
 def test_direction_signs(paper, ours, expect, agrees):
     comp = Comparison(cells=(("a", "c"), ("b", "c")), expect=expect)
     d = direction(comp, ("a", "c"), ("b", "c"), cells(*paper, *ours))
     assert d.agrees is agrees
+    if ours[0] is not None and ours[1] is not None and abs(ours[0] - ours[1]) < 1e-9:
+        assert d.ours == 0.0
     if expect is None and paper[0] is not None:
         assert d.paper == pytest.approx(paper[0] - paper[1])
 
