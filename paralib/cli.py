@@ -44,6 +44,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("paraphrase", help="k-best paraphrases from a paraphrase model")
     _config_args(p)
 
+    p = sub.add_parser(
+        "decontaminate", help="the training-ready corpus: checked, decontaminated, grouped",
+        description="Read bitext.inputs and bitext.corpora, reject bad lines, remove every pair "
+        "sharing a side with an evaluation set, group and de-duplicate, and write "
+        "decontaminate.output. Example: paralib decontaminate --config configs/bitext-all.yaml")
+    _config_args(p)
+
     p = sub.add_parser("score", help="add one column per scorer to candidate pairs")
     _config_args(p)
 
@@ -175,7 +182,15 @@ def run(args) -> int:
         from paralib.experiments import cli as experiment_cli
 
         return experiment_cli.run(args)
-    if args.command in ("captions", "sts-sentences"):
+    if args.command == "decontaminate":
+        from paralib.decontaminate.stage import decontaminate, per_eval_set
+
+        report = decontaminate(_load(args), progress=progress)
+        print(report.text())
+        print("removed per evaluation set: " + (", ".join(
+            f"{k} {v}" for k, v in per_eval_set(report.reasons).items()) or "none"))
+        return 0
+    if args.command in ("captions", "sts-sentences", "corpora"):
         from paralib.corpora import cli as corpora_cli
 
         return corpora_cli.run(args)

@@ -50,7 +50,7 @@ class S3Config(Strict):
         return S3Options(self.endpoint_url, self.region, self.access_key, self.secret_key)
 
 
-Format = Literal["text", "tsv", "jsonl", "parquet", "xnli", "lines"]
+Format = Literal["text", "tsv", "jsonl", "parquet", "xnli", "lines", "bible"]
 
 
 class InputConfig(Strict):
@@ -64,8 +64,14 @@ class InputConfig(Strict):
       each distinct premise and hypothesis becomes one pair.
     - ``lines``: ``path`` with one English sentence per line (for round trips and paraphrase
       generation); the sentence fills both ``src`` and ``ref``.
+    - ``bible``: two verse files (``book<TAB>chapter<TAB>verse<TAB>text``) of two English
+      versions, ``src`` and ``en``, joined by verse key; the verse key is the pair's group.
+
+    ``set`` names the set the pair comes from (e.g. ``newstest2014``); inputs expanded from
+    ``bitext.corpora`` carry it, and it is kept as a column through every stage.
 
     ``path``/``src``/``en`` may be globs and ``s3://`` URIs; ``{data}`` is the data root.
+    ``limit`` keeps the first N rows of each file, ``fraction`` the first fraction of them.
     """
 
     corpus: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
@@ -78,10 +84,19 @@ class InputConfig(Strict):
     en_field: str = "en"
     html_unescape: bool = False
     limit: int | None = Field(default=None, ge=1)
+    fraction: float | None = Field(default=None, gt=0, le=1)
+    set: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
+
+    @model_validator(mode="after")
+    def _canonical_lang(self) -> InputConfig:
+        from paralib.corpora.langs import canonical
+
+        object.__setattr__(self, "src_lang", canonical(self.src_lang))
+        return self
 
     @model_validator(mode="after")
     def _paths_for_format(self) -> InputConfig:
-        two_files = self.format in ("text", "xnli")
+        two_files = self.format in ("text", "xnli", "bible")
         if two_files and not (self.src and self.en):
             raise ValueError(f"format '{self.format}' needs both 'src' and 'en' file paths")
         if not two_files and not self.path:
@@ -98,22 +113,84 @@ class InputConfig(Strict):
 
 
 def unique_corpora(inputs: list[InputConfig]) -> list[InputConfig]:
-    """Corpus names key shards and row ids: two inputs may not share one."""
-    names = [i.corpus for i in inputs]
+    """Corpus names (with language and set, where a set is named) key shards and row ids:
+    two inputs may not share one."""
+    names = [i.corpus if i.set is None else f"{i.corpus}.{i.src_lang}.{i.set}" for i in inputs]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ValueError(f"corpus names must be unique across inputs: {', '.join(dup)}")
     return inputs
 
 
+class CorpusRef(Strict):
+    """A corpus named in ``bitext.corpora`` (see ``paralib corpora``): ``langs`` is a list
+    of language codes (ISO 639-1, ISO 639-3 or BCP-47: ``de`` and ``deu`` are the same) or
+    ``all``; ``sets`` keeps only the sets matching these regular expressions; ``limit`` keeps
+    the first N pairs of each file pair, ``fraction`` the first fraction of them."""
+
+    name: str
+    langs: list[str] | Literal["all"] = "all"
+    sets: list[str] | None = None
+    limit: int | None = Field(default=None, ge=1)
+    fraction: float | None = Field(default=None, gt=0, le=1)
+
+    def inputs(self) -> list[InputConfig]:
+        """The file pairs of this corpus as bitext inputs."""
+        from paralib.corpora.registry import select_sets
+        from paralib.paths import data_root
+
+        return [InputConfig(corpus=s.corpus, src_lang=s.lang, format=s.format, src=s.src,
+                            en=s.en, set=s.set, limit=self.limit, fraction=self.fraction)
+                for s in select_sets(self.name, self.langs, self.sets, data_root())]
+
+    @model_validator(mode="after")
+    def _exists(self) -> CorpusRef:
+        self.inputs()  # unknown names, languages and sets fail here, naming the choices
+        return self
+
+
+class BitextChecks(Strict):
+    """Rejects beyond the reader's own (empty, undecodable, too long): a non-English side
+    equal to the English one after normalisation (``untranslated``), and a side whose letters
+    are less than ``min_script_share`` in the scripts of its language (0 turns it off)."""
+
+    untranslated: bool = True
+    min_script_share: float = Field(default=0.5, ge=0, le=1)
+    min_letters: int = Field(default=4, ge=1)
+
+
 class BitextConfig(Strict):
-    """Inputs, sharding and the limits that turn bad rows into rejects."""
+    """Inputs (files, or corpora by name), sharding and the limits that turn bad rows into
+    rejects."""
 
     inputs: list[InputConfig] = Field(default_factory=list)
+    corpora: list[CorpusRef] = Field(default_factory=list)
     shard_rows: int = Field(default=5000, ge=1)
     max_chars: int = Field(default=1000, ge=1)
+    checks: BitextChecks = Field(default_factory=BitextChecks)
 
     _unique = field_validator("inputs")(classmethod(lambda cls, v: unique_corpora(v)))
+
+    def all_inputs(self) -> list[InputConfig]:
+        """``inputs`` followed by the file pairs of every named corpus."""
+        out = list(self.inputs)
+        for ref in self.corpora:
+            out += ref.inputs()
+        return unique_corpora(out)
+
+
+class DecontaminateConfig(Strict):
+    """``paralib decontaminate`` (issue "Bitext at scale"): drop every pair one of whose sides
+    is in an evaluation set, matched on the normal form (NFKC, case-folded, punctuation and
+    whitespace removed) or, for sentences of at least ``min_tokens`` tokens, on a shared
+    ``ngram``-token window; group the pairs; drop exact duplicates. Training runs the same
+    matching on its sources unless ``train.decontaminate`` is false."""
+
+    output: ExpandedPath = "output/decontaminate"
+    ngram: int = Field(default=10, ge=2)
+    min_tokens: int = Field(default=10, ge=1)
+    dedupe: bool = True
+    overwrite: bool = False
 
 
 class BacktranslateConfig(Strict):
@@ -234,6 +311,7 @@ class Config(Strict):
     pivot: PivotConfig = Field(default_factory=PivotConfig)
     paraphrase: ParaphraseConfig = Field(default_factory=ParaphraseConfig)
     mt: MTTrainConfig = Field(default_factory=MTTrainConfig)
+    decontaminate: DecontaminateConfig = Field(default_factory=DecontaminateConfig)
     score: ScoreConfig = Field(default_factory=ScoreConfig)
     lm: LMConfig = Field(default_factory=LMConfig)
     classifier: ClassifierConfig = Field(default_factory=ClassifierConfig)

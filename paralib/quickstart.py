@@ -95,6 +95,11 @@ def quickstart(cfg: Config, progress: bool = True) -> dict:
 
     _step(6, "training an SP encoder on the selected pairs with Ray Train")
     trained = train(cfg, progress=progress)
+    removed = trained["decontaminated"]
+    print(f"trained on {trained['pairs']} pairs ({trained['rejected']} rejected); "
+          "decontaminated against every evaluation set: "
+          + (", ".join(f"{k} removed {v}" for k, v in removed.items()) or "none removed"
+             if isinstance(removed, dict) else str(removed)))
     for h in trained["history"]:
         print(f"  epoch {h['epoch']}: loss {h['loss']:.4f}, STS Benchmark dev "
               f"{h['dev_pearson']:.1f}, {h['pairs_per_s']:.0f} pairs/s")

@@ -80,9 +80,12 @@ def _text(raw: bytes, k: int) -> tuple[str, str]:
 def shard_pairs(caps: list[list[bytes]], corpus: str, shard: int, start: int,
                 stop: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Pairs and rejects of images ``[start, stop)`` (0-based), as two DataFrames."""
+    from paralib.io.bitext import group_ids
+
     rows, rejects = [], []
     for i in range(start, stop):
         line = i + 1
+        group = int(group_ids([f"{corpus}:image:{line}"])[0])  # the captions of one image
         texts = [_text(caps[j][i], j + 1) for j in range(PER_IMAGE)]
         for k in range(1, PER_IMAGE):
             (ref, why_a), (trans, why_b) = texts[k - 1], texts[k]
@@ -94,7 +97,8 @@ def shard_pairs(caps: list[list[bytes]], corpus: str, shard: int, start: int,
                                 "line": line, "reason": why_a or why_b, "raw": raw})
             else:
                 rows.append({"id": pair_id, "corpus": corpus, "src_lang": "en", "src": None,
-                             "ref": ref, "trans": trans, "rank": 0, "cost": None})
+                             "ref": ref, "trans": trans, "rank": 0, "cost": None, "set": "task2",
+                             "group": group})
     return (pd.DataFrame(rows, columns=OUTPUT_SCHEMA.names),
             pd.DataFrame(rejects, columns=REJECT_SCHEMA.names))
 

@@ -17,7 +17,7 @@ import json
 
 from paralib.corpora.captions import SPLITS
 
-COMMANDS = ("captions", "sts-sentences")
+COMMANDS = ("captions", "sts-sentences", "corpora")
 
 
 def _config_args(p: argparse.ArgumentParser) -> None:
@@ -54,11 +54,38 @@ def add_parser(subparsers) -> None:
     p.add_argument("--scored-only", action="store_true",
                    help="only sentences of pairs with a gold score (default: every test "
                    "sentence, as DCU §3.2)")
+    _add_corpora(subparsers)
+
+
+def _add_corpora(subparsers) -> None:
+    from paralib.corpora.registry import CORPORA
+
+    p = subparsers.add_parser(
+        "corpora", help="list the corpora a config can name, with pair counts per language",
+        description="List the corpora under the data root that bitext.corpora can name "
+        "(e.g. bitext.corpora: [{name: wmt-news, langs: [de, cs]}]), with pair counts; "
+        "naming corpora or --lang lists their languages. Example: paralib corpora wmt-news")
+    p.add_argument("names", nargs="*", choices=[[], *sorted(CORPORA)], metavar="NAME",
+                   help=f"corpora to list (default: all of {', '.join(sorted(CORPORA))})")
+    p.add_argument("--lang", dest="langs", action="append", default=[],
+                   help="only this language (any code: de, deu, zho-TW); repeatable")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run a parsed ``captions`` or ``sts-sentences`` command line."""
+    """Run a parsed ``captions``, ``sts-sentences`` or ``corpora`` command line."""
     from paralib.config import load_config
+
+    if args.command == "corpora":
+        from paralib.corpora.listing import corpus_counts, format_counts
+        from paralib.paths import data_root
+
+        counts = corpus_counts(args.names, data_root(), args.langs or "all")
+        if args.json:
+            print(json.dumps(counts, indent=2))
+        else:
+            print(format_counts(counts, per_language=bool(args.names or args.langs)))
+        return 0
 
     cfg = load_config(args.config, args.overrides)
     if args.command == "captions":

@@ -45,7 +45,7 @@ def bitext_sp_overlap(cfg: Config, sentences: int = 5000, vocab_size: int = 8000
     training source reads it): ``sentences`` line-aligned pairs drawn with ``seed``."""
     from paralib.io.bitext import read_all
 
-    rows, _ = read_all(cfg.bitext.inputs, cfg.bitext.max_chars, cfg.s3.options())
+    rows, _ = read_all(cfg.bitext.all_inputs(), cfg.bitext.max_chars, cfg.s3.options())
     rows = [r for r in rows if (r.get("ref") or "").strip() and (r.get("src") or "").strip()]
     if not rows:
         raise ValueError("SP overlap: the run's bitext inputs gave no pairs")

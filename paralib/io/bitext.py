@@ -1,23 +1,32 @@
 """Bitext readers: plan shards of any input, then read one shard into rows or rejects.
 
-Every input line gets a stable id ``corpus:shard:line`` (line numbers count from 1 in the
-source file) and ends up either as a row or as a reject with a reason: undecodable bytes,
-an empty side, a line over ``max_chars``, a malformed TSV/JSON line. Line-aligned file pairs
-of different lengths are an error before any work starts, giving both counts.
+Every input line gets a stable id ``corpus:shard:line`` (``corpus.lang.set:shard:line`` for
+inputs that name a set; line numbers count from 1 in the source file) and ends up either as a
+row or as a reject with a reason: undecodable bytes, an empty side, a line over ``max_chars``,
+a malformed TSV/JSON line, an untranslated or wrong-script side (:mod:`paralib.io.quality`).
+Line-aligned file pairs of different lengths are an error before any work starts, giving both
+counts. Rows carry ``set`` and ``group``: pairs whose English sides have the same normal form
+share a group, as do the versions of one Bible verse (issue "Bitext at scale", item 3).
 """
 
 from __future__ import annotations
 
+import gzip
 import html
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
+import numpy as np
+import pandas as pd
 import pyarrow.parquet as pq
 
-from paralib.config import InputConfig
+from paralib.config import BitextChecks, InputConfig
+from paralib.decontaminate.normalise import hash_strings, normal_form
 from paralib.io.fs import S3Options, expand_glob, resolve
 from paralib.io.lines import count_lines, iter_lines
+from paralib.io.quality import pair_problem
 
 
 class BitextError(ValueError):
@@ -39,11 +48,17 @@ class ShardSpec:
     src_field: str = "src"
     en_field: str = "en"
     html_unescape: bool = False
+    set: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The input's name: its corpus, with language and set where a set is named."""
+        return self.corpus if self.set is None else f"{self.corpus}.{self.src_lang}.{self.set}"
 
     @property
     def key(self) -> str:
         """Stable name of the shard, used for output files and completion markers."""
-        return f"{self.corpus}-{self.shard:05d}"
+        return f"{self.name}-{self.shard:05d}"
 
     @property
     def rows(self) -> int:
@@ -51,8 +66,38 @@ class ShardSpec:
         return self.stop - self.start
 
     def to_dict(self) -> dict:
-        """Plain-dict form (for Ray Data items)."""
-        return asdict(self)
+        """Plain-dict form (for Ray Data items); ``set`` only where one is named, so that
+        the fingerprints of inputs without one stay as they were."""
+        d = asdict(self)
+        if d["set"] is None:
+            del d["set"]
+        return d
+
+
+def _verses(path: str, s3: S3Options | None) -> dict[str, bytes]:
+    """``book chapter:verse`` → raw text of a Bible version file (``book TAB chapter TAB
+    verse TAB text``), in file order; a malformed line is kept under a ``?line N`` key so that
+    the reader rejects it with its reason."""
+    fs, inner = resolve(path, s3)
+    with fs.open_input_file(inner) as f:
+        data = f.read()
+    if path.endswith(".gz"):
+        data = gzip.decompress(data)
+    out: dict[str, bytes] = {}
+    for n, line in enumerate(data.splitlines(), 1):
+        fields = line.split(b"\t", 3)
+        if len(fields) != 4:
+            out[f"?line {n}"] = line
+        else:
+            key = b"%s %s:%s" % (fields[0], fields[1], fields[2])
+            out[key.decode("utf-8", errors="replace")] = fields[3]
+    return out
+
+
+def _verse_keys(files: tuple[str, ...], s3: S3Options | None) -> list[str]:
+    """Verse keys of two versions: the first's in its order, then keys only in the second."""
+    a, b = _verses(files[0], s3), _verses(files[1], s3)
+    return list(a) + [k for k in b if k not in a]
 
 
 def _count(path: str, s3: S3Options | None, fmt: str, every: int) -> tuple[int, list[int]]:
@@ -75,7 +120,7 @@ def plan_shards(
     for i, inp in enumerate(inputs):
         shard_no = 0
         try:
-            if inp.format in ("text", "xnli"):
+            if inp.format in ("text", "xnli", "bible"):
                 srcs, ens = expand_glob(inp.src, s3), expand_glob(inp.en, s3)
                 if len(srcs) != len(ens):
                     raise BitextError(
@@ -88,8 +133,11 @@ def plan_shards(
         except FileNotFoundError as exc:
             raise BitextError(f"bitext.inputs[{i}] ({inp.corpus}): {exc}") from None
         for files in groups:
-            n, offsets = _count(files[0], s3, inp.format, shard_rows)
-            if len(files) == 2:
+            if inp.format == "bible":
+                n, offsets = len(_verse_keys(files, s3)), []
+            else:
+                n, offsets = _count(files[0], s3, inp.format, shard_rows)
+            if len(files) == 2 and inp.format != "bible":
                 n2, offsets2 = _count(files[1], s3, inp.format, shard_rows)
                 if n != n2:
                     raise BitextError(
@@ -98,6 +146,8 @@ def plan_shards(
                     )
                 both = offsets and offsets2  # a gzip side has none: both sides then skip
                 offsets = list(zip(offsets, offsets2, strict=True)) if both else []
+            if inp.fraction is not None:
+                n = math.ceil(n * inp.fraction)
             if inp.limit is not None:
                 n = min(n, inp.limit)
             for k, start in enumerate(range(0, n, shard_rows)):
@@ -118,6 +168,7 @@ def plan_shards(
                         src_field=inp.src_field,
                         en_field=inp.en_field,
                         html_unescape=inp.html_unescape,
+                        set=inp.set,
                     )
                 )
                 shard_no += 1
@@ -158,6 +209,9 @@ class _Reject(Exception):
 def _raw_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, object]]:
     """Yield ``(line_number, payload)`` where payload is ``(src, en)`` text or a ``_Reject``."""
     fmt = spec.format
+    if fmt == "bible":
+        yield from _bible_pairs(spec, s3)
+        return
     if fmt == "parquet":
         fs, inner = resolve(spec.files[0], s3)
         with fs.open_input_file(inner) as f:
@@ -224,6 +278,30 @@ def _raw_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, obj
             yield lineno, (obj[spec.src_field] or "", obj[spec.en_field] or "")
 
 
+def _bible_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, object]]:
+    """Verse pairs of two versions, joined by key; a verse missing from one is a reject."""
+    a, b = _verses(spec.files[0], s3), _verses(spec.files[1], s3)
+    keys = list(a) + [k for k in b if k not in a]
+    names = [f.rsplit("/", 1)[-1].split(".")[0] for f in spec.files]
+    for j, key in enumerate(keys[spec.start:spec.stop]):
+        lineno = spec.start + j + 1
+        if key.startswith("?line"):
+            yield lineno, _Reject(f"malformed verse line ({key[1:]} of {names[0]}): expected "
+                                  "book, chapter, verse and text")
+            continue
+        if key not in a or key not in b:
+            gone = names[0] if key not in a else names[1]
+            yield lineno, _Reject(f"verse {key} missing in {gone}")
+            continue
+        try:
+            sa = _decode(a[key], names[0], False)
+            sb = _decode(b[key], names[1], False)
+        except _Reject as rej:
+            yield lineno, rej
+            continue
+        yield lineno, (sa, sb, f"bible:{key}")
+
+
 def _check(src: str, ref: str, max_chars: int) -> str | None:
     if not src.strip():
         return "empty source sentence"
@@ -236,22 +314,33 @@ def _check(src: str, ref: str, max_chars: int) -> str | None:
     return None
 
 
+def group_ids(keys: list[str]) -> np.ndarray:
+    """Group ids (int64) of group keys: equal keys, equal ids, in every process."""
+    return hash_strings(keys).view(np.int64) if keys else np.zeros(0, dtype=np.int64)
+
+
 def read_shard(
-    spec: ShardSpec, max_chars: int, s3: S3Options | None = None
+    spec: ShardSpec, max_chars: int, s3: S3Options | None = None,
+    checks: BitextChecks | None = None,
 ) -> tuple[list[dict], list[dict]]:
     """Read one shard: returns ``(rows, rejects)``; every input line lands in exactly one.
 
     XNLI lines hold two pairs (premise, hypothesis); a premise repeated on the lines after
-    its first is not emitted again, so each distinct sentence pair appears once.
+    its first is not emitted again, so each distinct sentence pair appears once. Rows carry
+    ``set`` and ``group`` (:func:`group_ids` of the English side's normal form, or of the
+    verse key for Bible versions).
     """
+    checks = checks or BitextChecks()
     rows: list[dict] = []
     rejects: list[dict] = []
+    group_keys: list[str] = []
     seen_premise: str | None = None
 
     def base(lineno: int, sub: str = "") -> dict:
         return {
-            "id": f"{spec.corpus}:{spec.shard:05d}:{lineno}{sub}",
+            "id": f"{spec.name}:{spec.shard:05d}:{lineno}{sub}",
             "corpus": spec.corpus,
+            "set": spec.set or "",
             "shard": spec.shard,
             "line": lineno,
             "src_lang": spec.src_lang,
@@ -274,24 +363,59 @@ def read_shard(
             pairs = [("", payload[0], payload[1])]
         for sub, s, e in pairs:
             s, e = clean(s), clean(e)
+            e_form = normal_form(e)
             reason = _check(s, e, max_chars)
+            if not reason and spec.format != "lines":  # a lines file is English on both sides
+                reason = pair_problem(
+                    s, e, spec.src_lang, untranslated=checks.untranslated,
+                    min_script_share=checks.min_script_share, min_letters=checks.min_letters,
+                    en_form=e_form)
             tag = f":{sub}" if sub else ""
             if reason:
                 raw = f"{s[:200]}\t{e[:200]}"
                 rejects.append({**base(lineno, tag), "reason": reason, "raw": raw})
             else:
                 rows.append({**base(lineno, tag), "src": s, "ref": e})
+                group_keys.append(payload[2] if len(payload) == 3 else e_form)
+    for row, g in zip(rows, group_ids(group_keys).tolist(), strict=True):
+        row["group"] = g
     return rows, rejects
 
 
 def read_all(
-    inputs: list[InputConfig], max_chars: int, s3: S3Options | None = None
+    inputs: list[InputConfig], max_chars: int, s3: S3Options | None = None,
+    checks: BitextChecks | None = None,
 ) -> tuple[list[dict], list[dict]]:
     """Read every input whole (for small corpora, e.g. MT training); returns rows and rejects."""
     rows: list[dict] = []
     rejects: list[dict] = []
     for spec in plan_shards(inputs, shard_rows=1 << 30, s3=s3):
-        r, j = read_shard(spec, max_chars, s3)
+        r, j = read_shard(spec, max_chars, s3, checks)
         rows += r
         rejects += j
     return rows, rejects
+
+
+def read_shards(batch: pd.DataFrame, max_chars: int, s3: S3Options | None,
+                checks: dict | None = None) -> pd.DataFrame:
+    """Ray Data stage: read the shards named in ``batch`` into rows; rejects are rows with a
+    ``reason``. ``checks`` is a :class:`BitextChecks` as a dict (default: its defaults)."""
+    bc = BitextChecks(**checks) if checks else None
+    frames = []
+    for item in batch.to_dict("records"):
+        item["files"] = tuple(item["files"])
+        item["offsets"] = tuple(item["offsets"]) if item["offsets"] is not None else ()
+        spec = ShardSpec(**item)
+        rows, rejects = read_shard(spec, max_chars, s3, bc)
+        df = pd.DataFrame(rows + rejects, columns=[
+            "id", "corpus", "set", "shard", "line", "src_lang", "src", "ref", "group",
+            "reason", "raw"])
+        df["group"] = df["group"].fillna(0).astype(np.int64)
+        df["src"] = df["src"].fillna("")
+        df["ref"] = df["ref"].fillna("")
+        df["reason"] = df["reason"].fillna("")
+        df["raw"] = df["raw"].fillna("")
+        df["shard_key"] = spec.key
+        df["shard_total"] = len(df)
+        frames.append(df.drop(columns=["shard"]))
+    return pd.concat(frames, ignore_index=True)

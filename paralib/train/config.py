@@ -29,10 +29,13 @@ class SourceConfig(Strict):
       and abbreviations first), so its pairs are shuffled with ``train.seed`` before
       ``limit``: ``limit: 24000`` is the paper's random 24,000.
 
+    - ``corpus``: a ``paralib decontaminate`` output folder (``path``): English ``ref`` with
+      ``src`` in ``src_lang``, and the pairs' groups.
+
     ``limit`` keeps the first N pairs of a source (a random N for ``ppdb``).
     """
 
-    kind: Literal["pairs", "bitext", "captions", "sts", "ppdb"]
+    kind: Literal["pairs", "bitext", "captions", "sts", "ppdb", "corpus"]
     path: ExpandedPath | None = None
     s1_column: str = "ref"
     s2_column: str = "trans"
@@ -41,8 +44,8 @@ class SourceConfig(Strict):
 
     @model_validator(mode="after")
     def _path_for_pairs(self) -> SourceConfig:
-        if self.kind == "pairs" and not self.path:
-            raise ValueError("a 'pairs' source needs 'path'")
+        if self.kind in ("pairs", "corpus") and not self.path:
+            raise ValueError(f"a '{self.kind}' source needs 'path'")
         return self
 
 
@@ -97,3 +100,9 @@ class TrainConfig(Strict):
     name: str = Field(default="paralib-train", pattern=r"^[A-Za-z0-9_.-]+$")
     seed: int = 1
     vocab_sample: int = Field(default=500_000, ge=100)
+    # Remove pairs that share a side with an evaluation set before training (issue "Bitext at
+    # scale"); false trains on the sources as they are, and the model card says so.
+    decontaminate: bool = True
+    # Never mine a negative from a pair of the anchor's group (same normalised side, same
+    # Bible verse, same image; issue "A paraphrastic encoder worth downloading", item 1).
+    group_negatives: bool = True

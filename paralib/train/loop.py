@@ -23,17 +23,22 @@ STATE = "train_state.pt"
 log = logging.getLogger(__name__)
 
 
-def gather_all(e1: torch.Tensor, e2: torch.Tensor, s1: list[str], s2: list[str]):
-    """Mega-batch vectors and texts of every worker (2018 mega-batching across workers)."""
+def gather_all(e1: torch.Tensor, e2: torch.Tensor, s1: list[str], s2: list[str],
+               groups: torch.Tensor | None = None):
+    """Mega-batch vectors, texts and groups of every worker (2018 mega-batching across
+    workers)."""
     import torch.distributed as dist
 
     parts: list[Any] = [None] * dist.get_world_size()
-    dist.all_gather_object(parts, (e1.cpu(), e2.cpu(), s1, s2))
+    dist.all_gather_object(parts, (e1.cpu(), e2.cpu(), s1, s2,
+                                   None if groups is None else groups.cpu()))
     rank = dist.get_rank()
     offset = sum(len(p[2]) for p in parts[:rank])
     p1 = torch.cat([p[0] for p in parts]).to(e1.device)
     p2 = torch.cat([p[1] for p in parts]).to(e1.device)
-    return p1, p2, [t for p in parts for t in p[2]], [t for p in parts for t in p[3]], offset
+    g = None if any(p[4] is None for p in parts) else torch.cat([p[4] for p in parts])
+    return (p1, p2, [t for p in parts for t in p[2]], [t for p in parts for t in p[3]], g,
+            offset)
 
 
 def card(cfg: TrainConfig, info: dict) -> str:
@@ -47,6 +52,11 @@ def card(cfg: TrainConfig, info: dict) -> str:
              f"Adam {cfg.lr}, {info['workers']} worker(s)",
              f"- training pairs: {info['pairs']} from "
              f"{', '.join(s.kind for s in cfg.sources)}",
+             "- decontaminated: pairs sharing a side with an evaluation set of `paralib "
+             "evaluate` were removed before training (counts in `training.json`)"
+             if cfg.decontaminate else
+             "- **not decontaminated** (`train.decontaminate: false`): the training pairs may "
+             "hold sentences of the evaluation sets, so its scores on them may be inflated",
              f"- epoch {info['epoch']} of {cfg.epochs}; dev ({cfg.dev}) Pearson x100: "
              f"{info['dev']:.2f}" if info.get("dev") is not None else
              f"- epoch {info['epoch']} of {cfg.epochs}; no dev set",

@@ -35,6 +35,12 @@ def write_report(folder: Path, summary: dict) -> dict[str, str]:
     head = (f"# Training report\n\nModel: `{summary['model']}`; {summary['pairs']} pairs "
             f"({summary['rejected']} rejected); {summary['workers']} worker(s); best epoch "
             f"{summary['best_epoch']} on {summary['dev']}.\n\n")
+    dec = summary.get("decontaminated")
+    if isinstance(dec, dict):
+        head += ("Decontaminated: " + (", ".join(f"{k} removed {v}" for k, v in sorted(
+            dec.items())) or "no pair shared a side with an evaluation set") + ".\n\n")
+    elif dec:
+        head += f"**Not decontaminated**: {dec}.\n\n"
     gone = [h["epoch"] for h in history if h.get("collapsed")]
     if gone:
         head += (f"**The encoder collapsed** in epoch(s) {', '.join(map(str, gone))}: the dev "

@@ -18,7 +18,7 @@ from paralib.models.tokenizers import UNK
 from paralib.runtime import init_ray
 from paralib.train.loop import train_loop
 from paralib.train.report import write_report
-from paralib.train.sources import SourceError, load_sources
+from paralib.train.sources import SourceError, decontamination_counts, load_sources
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None) -> 
     bilingual = (tcfg.bilingual if tcfg.bilingual is not None
                  else bool((data["lang1"] != data["lang2"]).any()))
     languages = sorted(set(data["lang1"]) | set(data["lang2"]))
-    cols = ["s1", "s2"] + (["label"] if "label" in data.columns else [])
+    cols = ["s1", "s2", "group"] + (["label"] if "label" in data.columns else [])
     dataset = ray.data.from_pandas(data[cols])
     log.info("training on %d pairs (%d rejected), %d worker(s), gpu=%s", len(data),
              len(rejects), tcfg.workers, use_gpu)
@@ -131,7 +131,9 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None) -> 
                "workers": tcfg.workers, "gpu": use_gpu, "bilingual": bilingual,
                "languages": languages, "history": last["history"],
                "resumed_from_epoch": last.get("resumed_from", 0),
-               "run": f"{_storage(tcfg.storage_path)}/{tcfg.name}"}
+               "run": f"{_storage(tcfg.storage_path)}/{tcfg.name}",
+               "decontaminated": (decontamination_counts(rejects) if tcfg.decontaminate
+                                  else "off (train.decontaminate: false)")}
     if len(rejects):
         rejects.to_parquet(out / "rejects.parquet", index=False)
     write_report(out, summary)

@@ -1,9 +1,12 @@
 """Training pairs from every source the papers used, as one table (2017 §5.2-5.3, 2019 §2,
 DCU §3).
 
-Every source yields rows ``s1, s2, lang1, lang2, source`` (and ``label`` for labelled pairs).
-Rows that cannot train (an empty side, a malformed line) are returned as rejects with a
-reason, never dropped.
+Every source yields rows ``s1, s2, lang1, lang2, source, group`` (and ``label`` for labelled
+pairs). Rows that cannot train (an empty side, a malformed line, a side that is in an
+evaluation set, an exact duplicate) are returned as rejects with a reason, never dropped.
+Decontamination is on unless ``train.decontaminate`` is false (issue "Bitext at scale"); pairs
+sharing a normalised side, a Bible verse or an image share a ``group``
+(:func:`paralib.decontaminate.pairs.group_components`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ class SourceError(ValueError):
 
 
 def _pairs(src: SourceConfig, cfg: Config) -> pd.DataFrame:
+    """A selection or any pairs Parquet; its ``group`` column (k-best hypotheses of one
+    source, captions of one image) is kept."""
     df = read_pairs(src.path, cfg.s3.options())
     missing = [c for c in (src.s1_column, src.s2_column) if c not in df.columns]
     if missing:
@@ -40,16 +45,31 @@ def _pairs(src: SourceConfig, cfg: Config) -> pd.DataFrame:
                         "lang1": "en", "lang2": "en"})
     if "label" in df.columns:
         out["label"] = df["label"].astype(np.int64)
+    if "group" in df.columns:
+        out["group"] = df["group"].to_numpy()
     return out
 
 
-def _bitext(src: SourceConfig, cfg: Config) -> tuple[pd.DataFrame, list[dict]]:
-    if not cfg.bitext.inputs:
-        raise SourceError("a 'bitext' source reads the config's bitext.inputs, which is empty")
-    rows, rejects = read_all(cfg.bitext.inputs, cfg.bitext.max_chars, cfg.s3.options())
-    df = pd.DataFrame(rows)
+def _corpus(src: SourceConfig, cfg: Config) -> pd.DataFrame:
+    """A ``paralib decontaminate`` output: English ``ref`` with ``src`` in ``src_lang``."""
+    df = read_pairs(src.path, cfg.s3.options())
+    missing = [c for c in ("ref", "src", "src_lang", "group") if c not in df.columns]
+    if missing:
+        raise SourceError(f"corpus source {src.path}: missing column(s) {', '.join(missing)}; "
+                          "expected the output of paralib decontaminate")
     return pd.DataFrame({"s1": df["ref"], "s2": df["src"], "lang1": "en",
-                         "lang2": df["src_lang"]}), rejects
+                         "lang2": df["src_lang"], "group": df["group"]})
+
+
+def _bitext(src: SourceConfig, cfg: Config) -> tuple[pd.DataFrame, list[dict]]:
+    inputs = cfg.bitext.all_inputs()
+    if not inputs:
+        raise SourceError("a 'bitext' source reads the config's bitext.inputs and "
+                          "bitext.corpora, which are empty")
+    rows, rejects = read_all(inputs, cfg.bitext.max_chars, cfg.s3.options(), cfg.bitext.checks)
+    df = pd.DataFrame(rows, columns=["ref", "src", "src_lang", "group"])
+    return pd.DataFrame({"s1": df["ref"], "s2": df["src"], "lang1": "en",
+                         "lang2": df["src_lang"], "group": df["group"]}), rejects
 
 
 def _captions(src: SourceConfig, root: Path) -> tuple[pd.DataFrame, list[dict]]:
@@ -67,7 +87,7 @@ def _captions(src: SourceConfig, root: Path) -> tuple[pd.DataFrame, list[dict]]:
     pairs["k"] = pairs["id"].str.rsplit(":", n=1).str[1].astype(int)
     pairs = pairs.sort_values("k", kind="stable")
     out = pd.DataFrame({"s1": pairs["ref"].to_numpy(), "s2": pairs["trans"].to_numpy(),
-                        "lang1": "en", "lang2": "en"})
+                        "lang1": "en", "lang2": "en", "group": pairs["group"].to_numpy()})
     return out, [{"reason": r, "raw": f"{i}: {raw}"}
                  for i, r, raw in zip(rej["id"], rej["reason"], rej["raw"], strict=True)]
 
@@ -136,8 +156,37 @@ def _ppdb(src: SourceConfig, root: Path, seed: int) -> tuple[pd.DataFrame, list[
     return out, rejects
 
 
+def _clean(data: pd.DataFrame, cfg: Config) -> tuple[pd.DataFrame, list[dict]]:
+    """Decontaminate, de-duplicate and group ``data``; the removed rows as rejects."""
+    from paralib.decontaminate import EvalIndex
+    from paralib.decontaminate.pairs import clean_pairs
+
+    index = None
+    if cfg.train.decontaminate:
+        index = EvalIndex.cached(data_root(), ngram=cfg.decontaminate.ngram,
+                                 min_tokens=cfg.decontaminate.min_tokens)
+    if "group" in data.columns:  # sources without their own groups
+        data["group"] = data["group"].astype(object).where(data["group"].notna(), None)
+    kept, rejected, _ = clean_pairs(data, index, english=["s1", "s2"])
+    return kept, [{"source": s, "reason": r, "s1": a, "s2": b} for s, r, a, b in zip(
+        rejected["source"], rejected["reason"], rejected["s1"], rejected["s2"], strict=True)]
+
+
+def decontamination_counts(rejects: pd.DataFrame) -> dict[str, int]:
+    """Pairs removed per evaluation set, from the reasons of training rejects."""
+    hit = rejects["reason"].astype(str)
+    hit = hit[hit.str.startswith("contaminated: ")]
+    return {k: int(v) for k, v in
+            hit.str.slice(len("contaminated: ")).str.split(" ").str[0].value_counts().items()}
+
+
 def load_sources(cfg: Config, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """All training pairs (shuffled with ``seed``) and the rejected rows with reasons."""
+    """All training pairs (shuffled with ``seed``) and the rejected rows with reasons.
+
+    The pairs are decontaminated (unless ``train.decontaminate`` is false), exact duplicates
+    removed and grouped; ``decontamination_counts(rejects)`` gives the pairs each evaluation
+    set removed.
+    """
     tcfg = cfg.train
     if not tcfg.sources:
         raise SourceError("train.sources is empty: name at least one source of pairs")
@@ -152,6 +201,8 @@ def load_sources(cfg: Config, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame
             df, rej = _bitext(src, cfg)
         elif src.kind == "captions":
             df, rej = _captions(src, root)
+        elif src.kind == "corpus":
+            df = _corpus(src, cfg)
         elif src.kind == "ppdb":
             df, rej = _ppdb(src, root, seed)
         else:
@@ -161,6 +212,8 @@ def load_sources(cfg: Config, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame
         if src.limit:
             df = df.iloc[: src.limit]
         df["source"] = name
+        if "group" in df.columns:  # ints, kept exact beside sources without groups
+            df["group"] = df["group"].astype(object)
         frames.append(df)
     data = pd.concat(frames, ignore_index=True)
     for col in ("s1", "s2"):
@@ -171,6 +224,8 @@ def load_sources(cfg: Config, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame
         rejects += [{"source": s, "reason": "empty sentence", "s1": a, "s2": b}
                     for s, a, b in zip(bad["source"], bad["s1"], bad["s2"], strict=True)]
         data = data[~empty]
+    data, removed = _clean(data.reset_index(drop=True), cfg)
+    rejects += removed
     data = data.sample(frac=1.0, random_state=seed).reset_index(drop=True)
     if tcfg.max_pairs:
         data = data.iloc[: tcfg.max_pairs]

@@ -21,10 +21,11 @@ from paralib.train.mining import negatives
 from paralib.train.regularise import make_transform, penalty
 from paralib.train.schedule import megabatches
 
-# (embeddings1, embeddings2, texts1, texts2) of this worker -> the same, for all workers,
-# and this worker's row offset in them
-Gather = Callable[[torch.Tensor, torch.Tensor, list[str], list[str]],
-                  tuple[torch.Tensor, torch.Tensor, list[str], list[str], int]]
+# (embeddings1, embeddings2, texts1, texts2, groups) of this worker -> the same, for all
+# workers, and this worker's row offset in them
+Gather = Callable[[torch.Tensor, torch.Tensor, list[str], list[str], torch.Tensor | None],
+                  tuple[torch.Tensor, torch.Tensor, list[str], list[str], torch.Tensor | None,
+                        int]]
 
 
 def build_loss(cfg: TrainConfig) -> PairLoss:
@@ -75,8 +76,10 @@ class MegaBatchTrainer:
             return "max" if self.state.megabatch % 2 == 0 else "rand"
         return self.cfg.negatives
 
-    def mine(self, s1: list[str], s2: list[str]) -> tuple[list[str], list[str]]:
-        """Negative sentences for every pair of the mega-batch."""
+    def mine(self, s1: list[str], s2: list[str], groups: np.ndarray | None = None
+             ) -> tuple[list[str], list[str]]:
+        """Negative sentences for every pair of the mega-batch; with ``groups`` (one id per
+        pair) never one of a pair of the anchor's group."""
         mode = self._mode()
         device = next(self.model.parameters()).device
         if mode == "max" or self.gather is not None:
@@ -87,10 +90,12 @@ class MegaBatchTrainer:
             self.model.train(was)
         else:  # random negatives need no vectors, only the pool size
             e1 = e2 = torch.empty(len(s1), 0, device=device)
-        p1, p2, t1, t2, offset = e1, e2, s1, s2, 0
+        g = None if groups is None else torch.as_tensor(np.asarray(groups, dtype=np.int64))
+        p1, p2, t1, t2, pg, offset = e1, e2, s1, s2, g, 0
         if self.gather is not None:
-            p1, p2, t1, t2, offset = self.gather(e1, e2, s1, s2)
-        i1, i2 = negatives(e1, e2, mode, self.bilingual, offset, p1, p2, self.generator)
+            p1, p2, t1, t2, pg, offset = self.gather(e1, e2, s1, s2, g)
+        i1, i2 = negatives(e1, e2, mode, self.bilingual, offset, p1, p2, self.generator,
+                           groups=pg)
         if self.bilingual:
             return [t2[i] for i in i1.tolist()], [t1[i] for i in i2.tolist()]
         pool = t1 + t2
@@ -123,7 +128,9 @@ class MegaBatchTrainer:
         n1 = n2 = None
         if self.loss.needs_negatives:
             allp = pd.concat(group, ignore_index=True)
-            n1, n2 = self.mine(allp["s1"].tolist(), allp["s2"].tolist())
+            groups = (allp["group"].to_numpy() if self.cfg.group_negatives
+                      and "group" in allp.columns else None)
+            n1, n2 = self.mine(allp["s1"].tolist(), allp["s2"].tolist(), groups)
         losses, start = [], 0
         for batch in group:
             k = len(batch)

@@ -17,5 +17,5 @@ def backtranslate(cfg: Config, progress: bool = True) -> StageReport:
     """Run back-translation as configured; returns the counts (also in ``_summary.json``)."""
     bt = cfg.backtranslate
     leg = Leg(bt.model, "src", ("trans", "rank", "cost"), bt.num_hypotheses)
-    return run_translation(cfg, bt, cfg.bitext.inputs, [leg], OUTPUT_SCHEMA,
+    return run_translation(cfg, bt, cfg.bitext.all_inputs(), [leg], OUTPUT_SCHEMA,
                            "candidate pairs", "backtranslate", progress)

@@ -17,10 +17,10 @@ import pyarrow as pa
 
 from paralib.config import BacktranslateConfig, Config, InputConfig
 from paralib.io import fs as pfs
-from paralib.io.bitext import BitextError, plan_shards
+from paralib.io.bitext import BitextError, plan_shards, read_shards
 from paralib.io.stage import StageReport, collect, fingerprint, finish, pending, write_parts
 from paralib.runtime import init_ray
-from paralib.translate.stages import TranslateActor, read_shards
+from paralib.translate.stages import TranslateActor
 from paralib.translate.translator import check_model_dir
 
 
@@ -81,7 +81,8 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
                                        "actors_per_gpu",
                                        "actor_resources", "rows_per_batch", "compute_type"})
     prints = {s.key: fingerprint(s.to_dict(), options, cfg.bitext.max_chars,
-                                 [leg.__dict__ for leg in legs]) for s in shards}
+                                 [leg.__dict__ for leg in legs],
+                                 cfg.bitext.checks.model_dump()) for s in shards}
     keys = pending([s.key for s in shards], opts.output, s3, report, prints)
     if keys:
         wanted = set(keys)
@@ -90,7 +91,8 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
         ray.data.DataContext.get_current().enable_progress_bars = progress
         ds = ray.data.from_items([s.to_dict() for s in todo], override_num_blocks=len(todo))
         ds = ds.map_batches(read_shards, batch_size=1, batch_format="pandas", num_cpus=0.25,
-                            fn_kwargs={"max_chars": cfg.bitext.max_chars, "s3": s3})
+                            fn_kwargs={"max_chars": cfg.bitext.max_chars, "s3": s3,
+                                       "checks": cfg.bitext.checks.model_dump()})
         for leg in legs:
             options = {
                 "beam_size": opts.beam_size, "num_hypotheses": leg.num_hypotheses,

@@ -12,34 +12,14 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from paralib.io.bitext import ShardSpec, read_shard
-from paralib.io.fs import S3Options
-
+# ``set`` and ``group`` (issue "Bitext at scale"): the set a pair comes from and its group
+# (pairs of one group are paraphrases: the k-best hypotheses of one source share the group of
+# its English reference).
 OUTPUT_SCHEMA = pa.schema(
     [("id", pa.string()), ("corpus", pa.string()), ("src_lang", pa.string()),
      ("src", pa.string()), ("ref", pa.string()), ("trans", pa.string()),
-     ("rank", pa.int32()), ("cost", pa.float32())]
+     ("rank", pa.int32()), ("cost", pa.float32()), ("set", pa.string()), ("group", pa.int64())]
 )
-
-
-def read_shards(batch: pd.DataFrame, max_chars: int, s3: S3Options | None) -> pd.DataFrame:
-    """Read the shards named in ``batch`` into rows; rejects are rows with a ``reason``."""
-    frames = []
-    for item in batch.to_dict("records"):
-        item["files"] = tuple(item["files"])
-        item["offsets"] = tuple(item["offsets"]) if item["offsets"] is not None else ()
-        spec = ShardSpec(**item)
-        rows, rejects = read_shard(spec, max_chars, s3)
-        df = pd.DataFrame(rows + rejects, columns=[
-            "id", "corpus", "shard", "line", "src_lang", "src", "ref", "reason", "raw"])
-        df["src"] = df["src"].fillna("")
-        df["ref"] = df["ref"].fillna("")
-        df["reason"] = df["reason"].fillna("")
-        df["raw"] = df["raw"].fillna("")
-        df["shard_key"] = spec.key
-        df["shard_total"] = len(df)
-        frames.append(df.drop(columns=["shard"]))
-    return pd.concat(frames, ignore_index=True)
 
 
 class TranslateActor:

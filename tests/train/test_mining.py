@@ -93,3 +93,62 @@ def test_bilingual_single_product_matches_two_products():
     t_en, t_de = negatives(en, de, "max", bilingual=True)
     own = torch.arange(23)[:, None]
     assert torch.equal(t_en, hardest(en, de, own)) and torch.equal(t_de, hardest(de, en, own))
+
+
+def test_a_planted_paraphrase_of_the_anchor_group_is_never_its_negative():
+    torch.manual_seed(5)
+    n = 40
+    e1, e2 = torch.randn(n, 8), torch.randn(n, 8)
+    e1[11] = e1[3] + 1e-3  # pair 11 is another caption of pair 3's image: nearest by far
+    e2[11] = e2[3] + 1e-3
+    groups = torch.arange(n)
+    plain1, _ = negatives(e1, e2, "max", bilingual=False)
+    assert plain1[3].item() in (11, 11 + n)  # without groups, the paraphrase is mined
+    groups[11] = groups[3]
+    for t1, t2 in (negatives(e1, e2, "max", False, groups=groups),
+                   negatives(e1, e2, "max", False, offset=0, pool1=e1.clone(),
+                             pool2=e2.clone(), groups=groups)):
+        for i in (3, 11):
+            assert t1[i].item() % n not in (3, 11) and t2[i].item() % n not in (3, 11)
+    # the others are mined as before (pairs 3 and 11 only lose each other)
+    masked, _ = negatives(e1, e2, "max", False, groups=groups)
+    keep = [i for i in range(n) if plain1[i].item() % n not in (3, 11) and i not in (3, 11)]
+    assert torch.equal(masked[keep], plain1[keep])
+
+
+def test_group_aware_bilingual_and_random_negatives_skip_the_group():
+    torch.manual_seed(6)
+    n = 30
+    en, de = torch.randn(n, 8), torch.randn(n, 8)
+    de[5] = en[9] * 3  # the German side of pair 5 is closest to English 9 ...
+    groups = torch.arange(n)
+    groups[5] = groups[9]  # ... because pairs 5 and 9 share their English sentence
+    t_en, _ = negatives(en, de, "max", bilingual=True, groups=groups)
+    assert t_en[9].item() not in (5, 9)
+    g = torch.Generator().manual_seed(0)
+    groups = torch.arange(n) // 3  # groups of three pairs
+    t1, t2 = negatives(en, de, "rand", bilingual=False, generator=g, groups=groups)
+    for i, (a, b) in enumerate(zip(t1.tolist(), t2.tolist(), strict=True)):
+        assert groups[a % n] != groups[i] and groups[b % n] != groups[i]
+
+
+def test_a_pool_that_is_all_one_group_falls_back_to_excluding_the_pair():
+    torch.manual_seed(7)
+    e1, e2 = torch.randn(6, 4), torch.randn(6, 4)
+    one = torch.zeros(6, dtype=torch.long)
+    assert torch.equal(negatives(e1, e2, "max", False, groups=one)[0],
+                       negatives(e1, e2, "max", False)[0])
+
+
+def test_blocked_group_mask_equals_the_dense_masked_argmax_for_any_block():
+    torch.manual_seed(8)
+    n = 23
+    e1, e2 = torch.randn(n, 5), torch.randn(n, 5)
+    groups = torch.randint(0, 9, (n,))  # groups of about 2-3 pairs
+    x = F.normalize(torch.cat([e1, e2]), dim=-1)
+    sims = x @ x.T
+    both = torch.cat([groups, groups])
+    sims[both[:, None] == both[None, :]] = float("-inf")
+    want = sims.argmax(1)
+    for block in (3, 7, 46, 1024):
+        assert torch.equal(hardest_in_pool(torch.cat([e1, e2]), n, block, both), want)

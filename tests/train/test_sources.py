@@ -7,7 +7,7 @@ import pytest
 
 from paralib.config import Config
 from paralib.train.run import prepare
-from paralib.train.sources import SourceError, load_sources
+from paralib.train.sources import SourceError, decontamination_counts, load_sources
 
 
 def _cfg(sources, **train) -> Config:
@@ -44,9 +44,43 @@ def test_an_undecodable_caption_rejects_its_pairs(tmp_path, monkeypatch):
 
 
 def test_sts_pairs_score_at_least_the_bound():
-    high, _ = load_sources(_cfg([{"kind": "sts", "min_score": 3.8}]))
-    low, _ = load_sources(_cfg([{"kind": "sts", "min_score": 2.0}]))
+    high, _ = load_sources(_cfg([{"kind": "sts", "min_score": 3.8}], decontaminate=False))
+    low, _ = load_sources(_cfg([{"kind": "sts", "min_score": 2.0}], decontaminate=False))
     assert 1000 < len(high) < len(low) < 5749
+
+
+def test_training_on_an_evaluation_set_is_decontaminated_by_default():
+    data, rejects = load_sources(_cfg([{"kind": "sts", "min_score": 4.5}]))
+    assert data.empty  # STS Benchmark train pairs are an evaluation set (all splits)
+    assert decontamination_counts(rejects)["stsb"] + decontamination_counts(rejects).get(
+        "sts2012", 0) > 0
+    assert rejects["reason"].str.startswith("contaminated: ").all()
+
+
+def test_bitext_with_a_planted_eval_sentence_loses_only_that_pair(tmp_path, data_dir):
+    from paralib.evaluate.loaders import read_sick
+
+    sick = read_sick(data_dir, "train").a[3]
+    (tmp_path / "x.de").write_text("Der Leuchtturm blinkt grün.\nIrgendein Satz.\n")
+    (tmp_path / "x.en").write_text(f"The lighthouse blinks green.\n{sick.upper()}\n")
+    bitext = {"inputs": [{"corpus": "x", "src_lang": "de", "src": str(tmp_path / "x.de"),
+                          "en": str(tmp_path / "x.en")}]}
+    cfg = Config.model_validate({"bitext": bitext, "train": {"sources": [{"kind": "bitext"}]}})
+    data, rejects = load_sources(cfg)
+    assert data["s1"].tolist() == ["The lighthouse blinks green."]
+    assert rejects["reason"].iloc[0].startswith("contaminated: ")
+    off = Config.model_validate({"bitext": bitext, "train": {
+        "sources": [{"kind": "bitext"}], "decontaminate": False}})
+    assert len(load_sources(off)[0]) == 2
+
+
+def test_the_model_card_says_when_training_was_not_decontaminated():
+    from paralib.train.loop import card
+
+    info = {"languages": ["en"], "workers": 1, "pairs": 10, "epoch": 1, "dev": None}
+    assert "not decontaminated" in card(_cfg([{"kind": "sts"}], decontaminate=False).train,
+                                        info)
+    assert "decontaminated: pairs sharing" in card(_cfg([{"kind": "sts"}]).train, info)
 
 
 def test_bitext_source_is_bilingual(m30k):

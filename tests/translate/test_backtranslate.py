@@ -51,7 +51,9 @@ def test_end_to_end_local(ray_session, tiny_mt, m30k, tmp_path):
                               "undecodable bytes in source (utf-8, byte 0)": 1}
     data = read_output(str(tmp_path / "out")).to_pandas()
     assert list(data.columns) == ["id", "corpus", "src_lang", "src", "ref", "trans", "rank",
-                                  "cost"]
+                                  "cost", "set", "group"]
+    # the k-best hypotheses of one source sentence share its group
+    assert (data.groupby("id")["group"].nunique() == 1).all()
     assert len(data) == 903 and data["id"].nunique() == 301
     assert sorted(data.groupby("id")["rank"].apply(tuple).unique()) == [(0, 1, 2)]
     assert (data["cost"] > 0).all() and data["trans"].str.len().gt(0).mean() > 0.95

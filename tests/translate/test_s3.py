@@ -60,7 +60,7 @@ def test_train_checkpoints_to_s3(ray_session, s3_endpoint, bucket, tmp_path):
 
     cfg = load_config(None, [
         f"s3.endpoint_url={s3_endpoint}", "s3.access_key=testing", "s3.secret_key=testing",
-        "train.sources=[{kind: sts, limit: 300}]",
+        "train.sources=[{kind: sts, limit: 300}]", "train.decontaminate=false",
         "train.model={parts: [{name: sp, vocab_size: 300, dim: 16}]}",
         "train.epochs=1", "train.cpus_per_worker=0.5", "train.dev=none",
         "train.storage_path=s3://paralib-test/runs", "train.name=s3run",
