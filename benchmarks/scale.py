@@ -3,8 +3,9 @@
 Runs ``paralib decontaminate --config configs/bitext-all.yaml`` (every pair of WMT news, the
 Tatoeba Challenge, NTREX-128 and TICO-19, and the Bible-version pairs) on the first 10 % of
 every file pair and then on all of it, each in a fresh process with a fresh embedded Ray and
-its own output folder, and samples the memory of the driver and of every process under it
-(Ray's workers, raylet and GCS) every 0.2 s. Prints wall time, rows/s, peak RSS of the driver
+its own output folder, both in shards of ``--shard-rows`` (2,000) rows so that a worker
+handles blocks of one size, and samples the memory of the driver and of every process under
+it (Ray's workers, raylet and GCS) every 0.2 s. Prints wall time, rows/s, peak RSS of the driver
 and of the largest single process below it, and the ratio of the 100 % peaks to the 10 %
 ones (goal: at most 1.2). Writes ``benchmarks/results/scale.json``.
 
@@ -71,13 +72,13 @@ class TreeRSS:
         self._thread.join()
 
 
-def run(fraction: float, out: Path, verbose: bool) -> dict:
+def run(fraction: float, out: Path, verbose: bool, shard_rows: int) -> dict:
     """One ``paralib decontaminate`` of ``fraction`` of every file pair into ``out``."""
     corpora = [{"name": n, "fraction": fraction} if fraction < 1 else {"name": n}
                for n in CORPORA]
     cmd = [sys.executable, "-m", "paralib", "decontaminate", "--config", str(CONFIG),
            "--no-progress", "--set", f"bitext.corpora={json.dumps(corpora)}",
-           "--set", f"decontaminate.output={out}"]
+           "--set", f"decontaminate.output={out}", "--set", f"bitext.shard_rows={shard_rows}"]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
                             stderr=None if verbose else subprocess.DEVNULL, text=True)
@@ -88,7 +89,8 @@ def run(fraction: float, out: Path, verbose: bool) -> dict:
         raise SystemExit(f"paralib decontaminate failed ({proc.returncode}):\n{stdout}")
     summary = json.loads((out / "_summary.json").read_text())
     return {
-        "fraction": fraction, "rows_in": summary["rows_in"], "rows_out": summary["rows_out"],
+        "fraction": fraction, "shard_rows": shard_rows, "rows_in": summary["rows_in"],
+        "rows_out": summary["rows_out"],
         "rows_rejected": summary["rows_rejected"], "shards": summary["shards"],
         "seconds": round(seconds, 1), "stage_seconds": round(summary["seconds"], 1),
         "rows_per_s": round(summary["rows_in"] / seconds),
@@ -104,12 +106,15 @@ def main() -> None:
     ap.add_argument("--fractions", type=float, nargs="+", default=[0.1, 1.0])
     ap.add_argument("--keep", default=None, help="keep the outputs under this folder")
     ap.add_argument("--verbose", action="store_true", help="show the job's own logs")
+    ap.add_argument("--shard-rows", type=int, default=2000,
+                    help="rows per shard in both runs (default 2,000): equal shards, so that "
+                    "a worker's memory compares like with like")
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="paralib-scale-") as tmp:
         base = Path(args.keep) if args.keep else Path(tmp)
         for f in args.fractions:
-            rows.append(run(f, base / f"frac-{f:g}", args.verbose))
+            rows.append(run(f, base / f"frac-{f:g}", args.verbose, args.shard_rows))
             print(table(rows[-1:], ["fraction", "rows_in", "seconds", "rows_per_s",
                                     "driver_peak_mb", "largest_process_mb"]), flush=True)
     cols = ["fraction", "rows_in", "rows_out", "rows_rejected", "seconds", "rows_per_s",

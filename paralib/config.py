@@ -191,6 +191,8 @@ class DecontaminateConfig(Strict):
     min_tokens: int = Field(default=10, ge=1)
     dedupe: bool = True
     overwrite: bool = False
+    actors: int = Field(default=2, ge=1)  # the matching actor pool grows up to this many
+    num_cpus_per_actor: float = Field(default=0.5, gt=0)
 
 
 class BacktranslateConfig(Strict):

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -64,11 +63,15 @@ def pair_hashes(batch: pd.DataFrame) -> np.ndarray:
 
 
 class DecontaminateActor:
-    """Holds one :class:`EvalIndex`; a row with a side in an evaluation set becomes a reject
-    whose reason names the set (``contaminated: sts2014 (exact)``)."""
+    """Holds one :class:`EvalIndex` (built once in the driver and shipped through the object
+    store, so worker nodes need no copy of the evaluation sets); a row with a side in an
+    evaluation set becomes a reject whose reason names the set
+    (``contaminated: sts2014 (exact)``)."""
 
-    def __init__(self, data: str, ngram: int, min_tokens: int):
-        self.index = EvalIndex.cached(Path(data), ngram=ngram, min_tokens=min_tokens)
+    def __init__(self, index):
+        import ray
+
+        self.index: EvalIndex = ray.get(index) if isinstance(index, ray.ObjectRef) else index
 
     def __call__(self, batch: pd.DataFrame) -> pd.DataFrame:
         ok = (batch["reason"] == "").to_numpy()
@@ -91,6 +94,22 @@ def _data_parts(out: str, keys: list[str], s3: S3Options | None) -> list[tuple[s
     return [(key, f) for key in keys for f in parquet_files(fs, pfs.join(inner, key))]
 
 
+def _repeats(flat: np.ndarray, bucket_rows: int = 250_000) -> np.ndarray:
+    """True at every position whose value occurred at an earlier position. Worked through in
+    buckets of about ``bucket_rows`` hashes (by hash value), so the sort's temporaries stay
+    the same size however many rows there are."""
+    repeat = np.zeros(len(flat), dtype=bool)
+    buckets = max(1, -(-len(flat) // bucket_rows))
+    key = flat.view(np.uint64) % np.uint64(buckets)
+    for b in range(buckets):
+        where = np.flatnonzero(key == b)
+        _, first = np.unique(flat[where], return_index=True)
+        mask = np.ones(len(where), dtype=bool)
+        mask[first] = False
+        repeat[where[mask]] = True
+    return repeat
+
+
 def remove_duplicates(out: str, keys: list[str], s3: S3Options | None,
                       report: StageReport) -> int:
     """Move every repeat of an earlier pair to the rejects (reason ``duplicate pair``),
@@ -98,18 +117,21 @@ def remove_duplicates(out: str, keys: list[str], s3: S3Options | None,
     rerun finds none, since first occurrences are never moved."""
     fs, _ = pfs.resolve(out, s3)
     parts = _data_parts(out, keys, s3)
-    hashes = [pq.read_table(p, columns=["pair_hash"], filesystem=fs).column(0).to_numpy()
-              for _, p in parts]
     if not parts:
         return 0
-    flat = np.concatenate(hashes)
-    _, first = np.unique(flat, return_index=True)
-    repeat = np.ones(len(flat), dtype=bool)
-    repeat[first] = False
+    sizes = [pq.ParquetFile(p, filesystem=fs).metadata.num_rows for _, p in parts]
+    flat = np.empty(sum(sizes), dtype=np.int64)  # 8 bytes a row: all the driver keeps
+    start = 0
+    for (_, path), n in zip(parts, sizes, strict=True):
+        col = pq.read_table(path, columns=["pair_hash"], filesystem=fs).column(0)
+        flat[start:start + n] = col.to_numpy()
+        start += n
+    repeat = _repeats(flat)
+    del flat
     moved, start = 0, 0
-    for (key, path), h in zip(parts, hashes, strict=True):
-        mask = repeat[start:start + len(h)]
-        start += len(h)
+    for (key, path), n in zip(parts, sizes, strict=True):
+        mask = repeat[start:start + n]
+        start += n
         if not mask.any():
             continue
         table = pq.read_table(path, filesystem=fs).to_pandas()
@@ -161,8 +183,7 @@ def decontaminate(cfg: Config, progress: bool = True) -> StageReport:
         raise BitextError("decontaminate: no inputs configured (set bitext.corpora or "
                           "bitext.inputs)")
     t0 = time.perf_counter()
-    data = data_root()
-    EvalIndex.cached(data, ngram=dc.ngram, min_tokens=dc.min_tokens)  # built once, not per actor
+    index = EvalIndex.cached(data_root(), ngram=dc.ngram, min_tokens=dc.min_tokens)
     shards = plan_shards(inputs, cfg.bitext.shard_rows, s3)
     if dc.overwrite:
         pfs.delete_dir(dc.output, s3)
@@ -182,10 +203,10 @@ def decontaminate(cfg: Config, progress: bool = True) -> StageReport:
                             fn_kwargs={"max_chars": cfg.bitext.max_chars, "s3": s3,
                                        "checks": checks})
         ds = ds.map_batches(DecontaminateActor, batch_size=None, batch_format="pandas",
-                            fn_constructor_kwargs={"data": str(data), "ngram": dc.ngram,
-                                                   "min_tokens": dc.min_tokens},
-                            compute=ray.data.ActorPoolStrategy(min_size=1, max_size=2),
-                            num_cpus=0.5)
+                            fn_constructor_kwargs={"index": ray.put(index)},
+                            compute=ray.data.ActorPoolStrategy(min_size=1,
+                                                               max_size=dc.actors),
+                            num_cpus=dc.num_cpus_per_actor)
         ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas", num_cpus=0.25,
                             fn_kwargs={"out": dc.output, "s3": s3, "schema": CORPUS_SCHEMA})
         collect(ds, todo_keys, dc.output, s3, report, progress, "decontaminate", prints)

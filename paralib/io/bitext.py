@@ -201,9 +201,9 @@ def _decode(raw: bytes, what: str, first: bool) -> str:
 
 
 class _Reject(Exception):
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, raw: str = ""):
         super().__init__(reason)
-        self.reason = reason
+        self.reason, self.raw = reason, raw
 
 
 def _raw_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, object]]:
@@ -291,7 +291,8 @@ def _bible_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, o
             continue
         if key not in a or key not in b:
             gone = names[0] if key not in a else names[1]
-            yield lineno, _Reject(f"verse {key} missing in {gone}")
+            text = (a.get(key) or b.get(key, b"")).decode("utf-8", errors="replace")
+            yield lineno, _Reject(f"verse missing in {gone}", f"{key}\t{text[:200]}")
             continue
         try:
             sa = _decode(a[key], names[0], False)
@@ -352,7 +353,7 @@ def read_shard(
 
     for lineno, payload in _raw_pairs(spec, s3):
         if isinstance(payload, _Reject):
-            rejects.append({**base(lineno), "reason": payload.reason, "raw": ""})
+            rejects.append({**base(lineno), "reason": payload.reason, "raw": payload.raw})
             continue
         if spec.format == "xnli":
             (pa, ha), (pb, hb) = payload

@@ -79,6 +79,5 @@ def pair_problem(src: str, en: str, src_lang: str, *, untranslated: bool = True,
             share, letters = script_share(text, lang)
             if letters >= min_letters and share < min_script_share:
                 want = "+".join(sorted(scripts(lang)))
-                return (f"wrong script: {side} side has {share:.0%} of its letters in {want} "
-                        f"(language {lang})")
+                return f"wrong script: {side} side not mostly {want} (language {lang})"
     return None

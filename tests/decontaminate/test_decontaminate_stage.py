@@ -63,3 +63,16 @@ def test_stage_accounts_for_every_row_and_names_the_eval_set(planted, ray_sessio
     pairs, rejected = load_sources(planted)
     assert len(pairs) == 8 and rejected.empty
     assert set(pairs["lang2"]) == {"de"} and set(pairs["lang1"]) == {"en"}
+
+
+def test_repeats_in_buckets_equal_one_global_pass():
+    import numpy as np
+
+    from paralib.decontaminate.stage import _repeats
+
+    values = np.random.default_rng(0).integers(0, 5000, size=30_000).astype(np.int64)
+    _, first = np.unique(values, return_index=True)
+    want = np.ones(len(values), dtype=bool)
+    want[first] = False
+    for bucket_rows in (700, 30_000):
+        assert np.array_equal(_repeats(values, bucket_rows), want)
