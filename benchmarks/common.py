@@ -78,6 +78,42 @@ class PeakRSS:
         return round(self.peak / 2**20, 1)
 
 
+class TreeRSS:
+    """Peak RSS of one process and, separately, of the largest process below it."""
+
+    def __init__(self, pid: int, interval: float = 0.2):
+        self.proc = psutil.Process(pid)
+        self.interval = interval
+        self.driver = 0
+        self.largest = 0
+        self.largest_name = ""
+        self.total = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            with contextlib.suppress(psutil.Error):
+                self.driver = max(self.driver, self.proc.memory_info().rss)
+                total = self.proc.memory_info().rss
+                for child in self.proc.children(recursive=True):
+                    with contextlib.suppress(psutil.Error):
+                        rss = child.memory_info().rss
+                        total += rss
+                        if rss > self.largest:
+                            self.largest, self.largest_name = rss, " ".join(child.cmdline()[:1])
+                self.total = max(self.total, total)
+            time.sleep(self.interval)
+
+    def __enter__(self) -> TreeRSS:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def table(rows: list[dict], columns: list[str]) -> str:
     """A plain-text table of ``rows``."""
     widths = [max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in columns]

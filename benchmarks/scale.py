@@ -16,60 +16,20 @@ ones (goal: at most 1.2). Writes ``benchmarks/results/scale.json``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
-import psutil
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
+from common import TreeRSS, machine, table, write_json  # noqa: E402
 
 from paralib.paths import PROJECT_ROOT  # noqa: E402
 
 CONFIG = PROJECT_ROOT / "configs" / "bitext-all.yaml"
 CORPORA = ("wmt-news", "tatoeba-challenge", "ntrex-128", "tico-19", "bible-versions")
-
-
-class TreeRSS:
-    """Peak RSS of one process and, separately, of the largest process below it."""
-
-    def __init__(self, pid: int, interval: float = 0.2):
-        self.proc = psutil.Process(pid)
-        self.interval = interval
-        self.driver = 0
-        self.largest = 0
-        self.largest_name = ""
-        self.total = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            with contextlib.suppress(psutil.Error):
-                self.driver = max(self.driver, self.proc.memory_info().rss)
-                total = self.proc.memory_info().rss
-                for child in self.proc.children(recursive=True):
-                    with contextlib.suppress(psutil.Error):
-                        rss = child.memory_info().rss
-                        total += rss
-                        if rss > self.largest:
-                            self.largest, self.largest_name = rss, " ".join(child.cmdline()[:1])
-                self.total = max(self.total, total)
-            time.sleep(self.interval)
-
-    def __enter__(self) -> TreeRSS:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 def run(fraction: float, out: Path, verbose: bool, shard_rows: int) -> dict:

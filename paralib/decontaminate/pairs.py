@@ -23,11 +23,6 @@ from paralib.decontaminate.index import EvalIndex
 from paralib.decontaminate.normalise import hash_strings, normal_form
 
 
-def contamination(a: list[str], b: list[str], index: EvalIndex) -> list[str | None]:
-    """The reject reason of each pair (an evaluation set holds one of its sides) or None."""
-    return index.match_pairs(a, b)
-
-
 def duplicated(*columns: pd.Series) -> np.ndarray:
     """True for every row that repeats an earlier row's values in all ``columns``."""
     keys = pd.DataFrame({str(i): c.astype(str).to_numpy() for i, c in enumerate(columns)})
@@ -79,7 +74,7 @@ def clean_pairs(df: pd.DataFrame, index: EvalIndex | None, a: str = "s1", b: str
     reasons = pd.Series("", index=df.index, dtype=object)
     per_set: Counter = Counter()
     if index is not None and len(df):
-        found = contamination(df[a].astype(str).tolist(), df[b].astype(str).tolist(), index)
+        found = index.match_pairs(df[a].astype(str).tolist(), df[b].astype(str).tolist())
         hit = [r or "" for r in found]
         reasons[:] = hit
         per_set.update(r.split(": ", 1)[1].split(" ", 1)[0] for r in hit if r)

@@ -21,12 +21,14 @@ Read it for training as ``{kind: corpus, path: OUTPUT}``.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import Counter
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from paralib.config import Config
@@ -47,6 +49,8 @@ from paralib.io.stage import (
 )
 from paralib.paths import data_root
 from paralib.runtime import init_ray
+
+log = logging.getLogger(__name__)
 
 CORPUS_SCHEMA = pa.schema(
     [("id", pa.string()), ("corpus", pa.string()), ("set", pa.string()),
@@ -110,51 +114,67 @@ def _repeats(flat: np.ndarray, bucket_rows: int = 250_000) -> np.ndarray:
     return repeat
 
 
+def drop_repeats(out: str, key: str, parts: list[tuple[str, np.ndarray]],
+                 s3: S3Options | None) -> int:
+    """Move the rows marked in each ``(part path, mask)`` of shard ``key`` to its rejects
+    (reason ``duplicate pair``) and update its marker; returns the rows moved. Arrow
+    throughout, no Python object per row; run as a Ray task, one per shard."""
+    fs, _ = pfs.resolve(out, s3)
+    moved = 0
+    for path, mask in parts:
+        table = pq.read_table(path, filesystem=fs)
+        dup = table.filter(pa.array(mask))
+        n = dup.num_rows
+        raw = pc.binary_join_element_wise(pc.utf8_slice_codeunits(dup["src"], 0, 200),
+                                          pc.utf8_slice_codeunits(dup["ref"], 0, 200), "\t")
+        write_part(out, "rejects", key, pa.table(
+            [dup["id"], dup["corpus"], dup["src_lang"], pa.array(np.zeros(n, dtype=np.int64)),
+             pa.array([DUPLICATE] * n, pa.string()), raw], schema=REJECT_SCHEMA), s3)
+        kept = table.filter(pa.array(~mask))
+        if kept.num_rows:
+            write_part(out, "data", key, kept, s3)
+        fs.delete_file(path)
+        moved += n
+    counts = read_marker(out, key, s3) or {}
+    counts["rows_out"] -= moved
+    counts["hypotheses"] -= moved
+    counts["rows_rejected"] += moved
+    counts["reasons"][DUPLICATE] = counts["reasons"].get(DUPLICATE, 0) + moved
+    write_marker(out, key, counts, s3)
+    return moved
+
+
 def remove_duplicates(out: str, keys: list[str], s3: S3Options | None,
                       report: StageReport) -> int:
     """Move every repeat of an earlier pair to the rejects (reason ``duplicate pair``),
     updating the shard markers and ``report``; returns how many were moved. Idempotent: a
-    rerun finds none, since first occurrences are never moved."""
+    rerun finds none, since first occurrences are never moved.
+
+    The driver reads only the ``pair_hash`` column (8 bytes a row) and finds the repeats;
+    the shards that hold some are rewritten by Ray tasks (:func:`drop_repeats`), so the
+    driver never holds a row's text."""
+    import ray
+
     fs, _ = pfs.resolve(out, s3)
     parts = _data_parts(out, keys, s3)
     if not parts:
         return 0
-    sizes = [pq.ParquetFile(p, filesystem=fs).metadata.num_rows for _, p in parts]
-    flat = np.empty(sum(sizes), dtype=np.int64)  # 8 bytes a row: all the driver keeps
-    start = 0
-    for (_, path), n in zip(parts, sizes, strict=True):
-        col = pq.read_table(path, columns=["pair_hash"], filesystem=fs).column(0)
-        flat[start:start + n] = col.to_numpy()
-        start += n
+    cols = [pq.read_table(p, columns=["pair_hash"], filesystem=fs).column(0).to_numpy()
+            for _, p in parts]
+    sizes = [len(c) for c in cols]
+    flat = np.concatenate(cols)
+    del cols
     repeat = _repeats(flat)
     del flat
-    moved, start = 0, 0
+    todo: dict[str, list[tuple[str, np.ndarray]]] = {}
+    start = 0
     for (key, path), n in zip(parts, sizes, strict=True):
         mask = repeat[start:start + n]
         start += n
-        if not mask.any():
-            continue
-        table = pq.read_table(path, filesystem=fs).to_pandas()
-        dup = table[mask]
-        rejects = pd.DataFrame({"id": dup["id"], "corpus": dup["corpus"],
-                                "src_lang": dup["src_lang"], "line": 0, "reason": DUPLICATE,
-                                "raw": dup["src"].str.slice(0, 200) + "\t"
-                                + dup["ref"].str.slice(0, 200)})
-        write_part(out, "rejects", key, pa.Table.from_pandas(
-            rejects, schema=REJECT_SCHEMA, preserve_index=False), s3)
-        kept = table[~mask]
-        if len(kept):
-            write_part(out, "data", key, pa.Table.from_pandas(
-                kept, schema=CORPUS_SCHEMA, preserve_index=False), s3)
-        fs.delete_file(path)
-        counts = read_marker(out, key, s3) or {}
-        n = int(mask.sum())
-        counts["rows_out"] -= n
-        counts["hypotheses"] -= n
-        counts["rows_rejected"] += n
-        counts["reasons"][DUPLICATE] = counts["reasons"].get(DUPLICATE, 0) + n
-        write_marker(out, key, counts, s3)
-        moved += n
+        if mask.any():
+            todo.setdefault(key, []).append((path, mask.copy()))
+    task = ray.remote(num_cpus=0.25)(drop_repeats)
+    moved = sum(ray.get([task.remote(out, key, masks, s3) for key, masks in todo.items()]))
     report.rows_out -= moved
     report.hypotheses -= moved
     report.rows_rejected += moved
@@ -184,6 +204,8 @@ def decontaminate(cfg: Config, progress: bool = True) -> StageReport:
                           "bitext.inputs)")
     t0 = time.perf_counter()
     index = EvalIndex.cached(data_root(), ngram=dc.ngram, min_tokens=dc.min_tokens)
+    for name, path in sorted(index.missing.items()):
+        log.warning("decontaminate: evaluation set %s not checked: %s not found", name, path)
     shards = plan_shards(inputs, cfg.bitext.shard_rows, s3)
     if dc.overwrite:
         pfs.delete_dir(dc.output, s3)
@@ -211,5 +233,6 @@ def decontaminate(cfg: Config, progress: bool = True) -> StageReport:
                             fn_kwargs={"out": dc.output, "s3": s3, "schema": CORPUS_SCHEMA})
         collect(ds, todo_keys, dc.output, s3, report, progress, "decontaminate", prints)
     if dc.dedupe:
+        init_ray(cfg.ray)
         remove_duplicates(dc.output, keys, s3, report)
     return finish(report, s3, t0)
