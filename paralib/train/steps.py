@@ -90,7 +90,7 @@ class MegaBatchTrainer:
             self.model.train(was)
         else:  # random negatives need no vectors, only the pool size
             e1 = e2 = torch.empty(len(s1), 0, device=device)
-        g = None if groups is None else torch.as_tensor(np.asarray(groups, dtype=np.int64))
+        g = None if groups is None else torch.from_numpy(np.array(groups, dtype=np.int64))
         p1, p2, t1, t2, pg, offset = e1, e2, s1, s2, g, 0
         if self.gather is not None:
             p1, p2, t1, t2, pg, offset = self.gather(e1, e2, s1, s2, g)
