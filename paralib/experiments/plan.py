@@ -125,13 +125,12 @@ NOT_IN_KEY = {**{section: ("actors_per_gpu",) for section in
               "train": ("keep_checkpoints", "decontaminate", "group_negatives")}
 
 # Keys that came with issue "Bitext at scale" (corpora by name, line checks, decontamination):
-# left out of a run's fingerprint while they hold their defaults, so that the runs kept before
-# them are still found. Those runs were trained before training sources were decontaminated
-# (docs/RESULTS.md says so); a run that names a corpus or changes a check gets a new key.
-NEW_DEFAULTS = {"bitext": {"corpora": [], "checks": {"untranslated": True,
-                                                     "min_script_share": 0.5,
-                                                     "min_letters": 4}},
-                "decontaminate": None}
+# the `decontaminate` section is left out of a run's fingerprint, and these bitext keys while
+# they hold their defaults, so that the runs kept before them are still found. Those runs were
+# trained before training sources were decontaminated; a run that names a corpus or changes a
+# check gets a new key.
+BITEXT_NEW_DEFAULTS = {"corpora": [], "checks": {"untranslated": True,
+                                                 "min_script_share": 0.5, "min_letters": 4}}
 INPUT_NEW_KEYS = ("set", "fraction")
 
 
@@ -163,7 +162,7 @@ def config_for_key(cfg: Any) -> dict[str, Any]:
         for key in keys:
             tree.get(section, {}).pop(key, None)
     tree.pop("decontaminate", None)
-    for key, default in NEW_DEFAULTS["bitext"].items():  # type: ignore[union-attr]
+    for key, default in BITEXT_NEW_DEFAULTS.items():
         if tree.get("bitext", {}).get(key) == default:
             tree["bitext"].pop(key)
     for section in ("bitext", "pivot", "paraphrase", "mt"):
