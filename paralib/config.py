@@ -112,10 +112,15 @@ class InputConfig(Strict):
         return [p for p in (self.src, self.en, self.path) if p]
 
 
+def input_name(corpus: str, src_lang: str, set_name: str | None) -> str:
+    """An input's name, which keys its shards and row ids: its corpus, with language and set
+    where a set is named (``wmt-news.de.newstest2014``)."""
+    return corpus if set_name is None else f"{corpus}.{src_lang}.{set_name}"
+
+
 def unique_corpora(inputs: list[InputConfig]) -> list[InputConfig]:
-    """Corpus names (with language and set, where a set is named) key shards and row ids:
-    two inputs may not share one."""
-    names = [i.corpus if i.set is None else f"{i.corpus}.{i.src_lang}.{i.set}" for i in inputs]
+    """Input names (:func:`input_name`) key shards and row ids: two inputs may not share one."""
+    names = [input_name(i.corpus, i.src_lang, i.set) for i in inputs]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ValueError(f"corpus names must be unique across inputs: {', '.join(dup)}")

@@ -7,14 +7,14 @@ from collections import defaultdict
 from pathlib import Path
 
 from paralib.corpora.registry import CORPORA, CorpusSet, select_sets
-from paralib.io.bitext import _verse_keys
+from paralib.io.bitext import verse_pairs
 from paralib.io.lines import count_lines
 
 
 def pair_count(s: CorpusSet) -> int:
     """Lines of a file pair (verse keys for Bible versions; each XNLI line is two pairs)."""
     if s.format == "bible":
-        return len(_verse_keys((s.src, s.en), None))
+        return len(verse_pairs((s.src, s.en))[2])
     n, _ = count_lines(s.src)
     return 2 * n if s.format == "xnli" else n
 

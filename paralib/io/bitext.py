@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from paralib.config import BitextChecks, InputConfig
+from paralib.config import BitextChecks, InputConfig, input_name
 from paralib.decontaminate.normalise import hash_strings, normal_form
 from paralib.io.fs import S3Options, expand_glob, resolve
 from paralib.io.lines import count_lines, iter_lines
@@ -52,8 +52,8 @@ class ShardSpec:
 
     @property
     def name(self) -> str:
-        """The input's name: its corpus, with language and set where a set is named."""
-        return self.corpus if self.set is None else f"{self.corpus}.{self.src_lang}.{self.set}"
+        """The input's name (:func:`paralib.config.input_name`)."""
+        return input_name(self.corpus, self.src_lang, self.set)
 
     @property
     def key(self) -> str:
@@ -94,10 +94,12 @@ def _verses(path: str, s3: S3Options | None) -> dict[str, bytes]:
     return out
 
 
-def _verse_keys(files: tuple[str, ...], s3: S3Options | None) -> list[str]:
-    """Verse keys of two versions: the first's in its order, then keys only in the second."""
+def verse_pairs(files: tuple[str, ...], s3: S3Options | None = None
+                ) -> tuple[dict[str, bytes], dict[str, bytes], list[str]]:
+    """Two Bible versions (:func:`_verses`) and their joined verse keys: the first's in its
+    order, then the keys only in the second. A key's position is its row number."""
     a, b = _verses(files[0], s3), _verses(files[1], s3)
-    return list(a) + [k for k in b if k not in a]
+    return a, b, list(a) + [k for k in b if k not in a]
 
 
 def _count(path: str, s3: S3Options | None, fmt: str, every: int) -> tuple[int, list[int]]:
@@ -134,7 +136,7 @@ def plan_shards(
             raise BitextError(f"bitext.inputs[{i}] ({inp.corpus}): {exc}") from None
         for files in groups:
             if inp.format == "bible":
-                n, offsets = len(_verse_keys(files, s3)), []
+                n, offsets = len(verse_pairs(files, s3)[2]), []
             else:
                 n, offsets = _count(files[0], s3, inp.format, shard_rows)
             if len(files) == 2 and inp.format != "bible":
@@ -280,8 +282,7 @@ def _raw_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, obj
 
 def _bible_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, object]]:
     """Verse pairs of two versions, joined by key; a verse missing from one is a reject."""
-    a, b = _verses(spec.files[0], s3), _verses(spec.files[1], s3)
-    keys = list(a) + [k for k in b if k not in a]
+    a, b, keys = verse_pairs(spec.files, s3)
     names = [f.rsplit("/", 1)[-1].split(".")[0] for f in spec.files]
     for j, key in enumerate(keys[spec.start:spec.stop]):
         lineno = spec.start + j + 1
