@@ -42,44 +42,10 @@ def machine() -> dict:
     }
 
 
-class PeakRSS:
-    """Samples the summed RSS of this process and all its descendants (Ray workers too)."""
-
-    def __init__(self, interval: float = 0.2):
-        self.interval = interval
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _sample(self) -> int:
-        me = psutil.Process()
-        total = 0
-        for p in [me, *me.children(recursive=True)]:
-            with contextlib.suppress(psutil.Error):
-                total += p.memory_info().rss
-        return total
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.peak = max(self.peak, self._sample())
-            time.sleep(self.interval)
-
-    def __enter__(self) -> PeakRSS:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    @property
-    def peak_mb(self) -> float:
-        """Peak summed RSS in MiB."""
-        return round(self.peak / 2**20, 1)
-
-
 class TreeRSS:
-    """Peak RSS of one process and, separately, of the largest process below it."""
+    """Samples the RSS of one process and of every process below it (Ray's workers, raylet
+    and GCS too): the peak of the process itself (``driver``), of the largest single process
+    below it (``largest``, named ``largest_name``) and of their sum (``total``)."""
 
     def __init__(self, pid: int, interval: float = 0.2):
         self.proc = psutil.Process(pid)
@@ -94,8 +60,9 @@ class TreeRSS:
     def _run(self) -> None:
         while not self._stop.is_set():
             with contextlib.suppress(psutil.Error):
-                self.driver = max(self.driver, self.proc.memory_info().rss)
-                total = self.proc.memory_info().rss
+                own = self.proc.memory_info().rss
+                self.driver = max(self.driver, own)
+                total = own
                 for child in self.proc.children(recursive=True):
                     with contextlib.suppress(psutil.Error):
                         rss = child.memory_info().rss
@@ -112,6 +79,23 @@ class TreeRSS:
     def __exit__(self, *exc) -> None:
         self._stop.set()
         self._thread.join()
+
+
+class PeakRSS(TreeRSS):
+    """Peak summed RSS of this process and all its descendants (Ray workers too)."""
+
+    def __init__(self, interval: float = 0.2):
+        super().__init__(os.getpid(), interval)
+
+    @property
+    def peak(self) -> int:
+        """Peak summed RSS in bytes."""
+        return self.total
+
+    @property
+    def peak_mb(self) -> float:
+        """Peak summed RSS in MiB."""
+        return round(self.peak / 2**20, 1)
 
 
 def table(rows: list[dict], columns: list[str]) -> str:
