@@ -83,9 +83,9 @@ def shard_pairs(caps: list[list[bytes]], corpus: str, shard: int, start: int,
     from paralib.io.bitext import group_ids
 
     rows, rejects = [], []
-    for i in range(start, stop):
+    groups = group_ids([f"{corpus}:image:{i + 1}" for i in range(start, stop)]).tolist()
+    for i, group in zip(range(start, stop), groups, strict=True):  # the captions of one image
         line = i + 1
-        group = int(group_ids([f"{corpus}:image:{line}"])[0])  # the captions of one image
         texts = [_text(caps[j][i], j + 1) for j in range(PER_IMAGE)]
         for k in range(1, PER_IMAGE):
             (ref, why_a), (trans, why_b) = texts[k - 1], texts[k]
