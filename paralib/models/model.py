@@ -4,19 +4,15 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
-
 import numpy as np
 import torch
 from torch import nn
 
+from paralib.models.bags import Bags
 from paralib.models.config import ModelConfig
 from paralib.models.encoders import ENCODERS, Encoder
 from paralib.models.init import init_embedding
 from paralib.models.tokenizers import PAD, Tokenizer, build_tokenizer
-
-IdsTransform = Callable[[list[list[int]]], list[list[int]]]
-
 
 def pad_ids(seqs: list[list[int]], max_tokens: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Right-pad id lists (truncated to ``max_tokens``) into ``(B, T)`` ids and ``(B,)`` lengths.
@@ -45,6 +41,22 @@ def fit_tokenizers(config: ModelConfig, texts: list[str]) -> list[Tokenizer]:
             done[key] = build_tokenizer(part.tokens, part.vocab_size, **params).fit(texts)
         out.append(done[key])
     return out
+
+
+def token_streams(config: ModelConfig, tokenizers: list[Tokenizer]
+                  ) -> tuple[list[int], list[tuple[Tokenizer, int]]]:
+    """The distinct ``(tokeniser, max_tokens)`` streams of the parts, and each part's stream
+    index: parts with the same tokeniser and cut read the same ids (tokenised once)."""
+    keys: dict[tuple[int, int], int] = {}
+    streams: list[tuple[Tokenizer, int]] = []
+    slots = []
+    for tok, part in zip(tokenizers, config.parts, strict=True):
+        key = (id(tok), part.max_tokens)
+        if key not in keys:
+            keys[key] = len(streams)
+            streams.append((tok, part.max_tokens))
+        slots.append(keys[key])
+    return slots, streams
 
 
 class ParaphraseModel(nn.Module):
@@ -76,27 +88,42 @@ class ParaphraseModel(nn.Module):
         cache: dict[int, list[list[int]]] = {}
         return [cache.setdefault(id(tok), tok.encode(texts)) for tok in self.tokenizers]
 
-    def batch(self, ids: list[list[list[int]]], transform: IdsTransform | None = None,
-              device: torch.device | str = "cpu") -> list[tuple[torch.Tensor, torch.Tensor]]:
-        """Padded tensors per part; ``transform`` (word dropout, scrambling) applies first."""
+    def batch(self, ids: list[list[list[int]]], device: torch.device | str = "cpu"
+              ) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """Padded tensors per part."""
         out = []
         for part, seqs in zip(self.config.parts, ids, strict=True):
-            if transform is not None:
-                seqs = transform(seqs)
             t, n = pad_ids(seqs, part.max_tokens)
             out.append((t.to(device), n.to(device)))
         return out
 
-    def forward(self, batches: list[tuple[torch.Tensor, torch.Tensor]]) -> torch.Tensor:
-        vecs = [enc(ids, lengths) for enc, (ids, lengths) in zip(self.parts, batches, strict=True)]
+    def slots(self) -> list[int]:
+        """For every part, the index of its token stream (:func:`token_streams`)."""
+        return token_streams(self.config, self.tokenizers)[0]
+
+    def bags(self, texts: list[str]) -> list[Bags]:
+        """Token-id bags of ``texts``, one per token stream (:func:`token_streams`)."""
+        return [Bags.from_lists(tok.encode(texts), n)
+                for tok, n in token_streams(self.config, self.tokenizers)[1]]
+
+    def forward(self, batches: list[tuple[torch.Tensor, torch.Tensor]] | list[Bags]
+                ) -> torch.Tensor:
+        """Sentence vectors from padded ``(ids, lengths)`` per part, or from the bags of
+        every token stream (:meth:`bags`; training's pre-tokenised batches)."""
+        if batches and isinstance(batches[0], Bags):
+            vecs = [enc.forward_bags(batches[slot])
+                    for enc, slot in zip(self.parts, self.slots(), strict=True)]
+        else:
+            vecs = [enc(ids, lengths)
+                    for enc, (ids, lengths) in zip(self.parts, batches, strict=True)]
         if len(vecs) == 1:
             return vecs[0]
         return torch.stack(vecs).sum(0) if self.config.combine == "sum" else torch.cat(vecs, -1)
 
-    def embed(self, texts: list[str], transform: IdsTransform | None = None) -> torch.Tensor:
+    def embed(self, texts: list[str]) -> torch.Tensor:
         """Vectors of ``texts`` (gradients flow when the model trains)."""
         device = next(self.parameters()).device
-        return self(self.batch(self.token_ids(texts), transform, device))
+        return self(self.batch(self.token_ids(texts), device))
 
     def word_embeddings(self) -> list[nn.Parameter]:
         """The embedding tables W_w of every part (2017 §4.2)."""
@@ -111,4 +138,6 @@ def _extra(part) -> dict:
     extra: dict = {"dropout": part.dropout}
     if part.encoder != "avg":
         extra["hidden"] = part.hidden
+    else:
+        extra["dropout_on"] = part.dropout_on
     return extra

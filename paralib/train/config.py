@@ -106,3 +106,9 @@ class TrainConfig(Strict):
     # Never mine a negative from a pair of the anchor's group (same normalised side, same
     # Bible verse, same image; issue "A paraphrastic encoder worth downloading", item 1).
     group_negatives: bool = True
+    # Sparse gradients for the averaging encoders' embedding tables, with SparseAdam: a step
+    # updates only the rows of its batch's tokens (issue "A paraphrastic encoder worth
+    # downloading", item 5). Slower than dense fused Adam at SP 20k on CPU (4,800 vs 7,700
+    # pairs/s, benchmarks/train_speed.py); ignored with lambda_w (its penalty is dense) and
+    # under NCCL DDP (no sparse all-reduce).
+    sparse: bool = False

@@ -12,33 +12,35 @@ from typing import Any
 
 import torch
 
+from paralib.models.bags import Bags
 from paralib.models.model import ParaphraseModel
 from paralib.models.pretrained import save_model
 from paralib.train.config import TrainConfig
 from paralib.train.dev import load_dev
 from paralib.train.epoch import collapse_warning, dev_scores, epoch_record, improves
-from paralib.train.steps import MegaBatchTrainer, build_optimizer
+from paralib.train.steps import MegaBatchTrainer, build_optimizer, use_sparse
 
 STATE = "train_state.pt"
 log = logging.getLogger(__name__)
 
 
-def gather_all(e1: torch.Tensor, e2: torch.Tensor, s1: list[str], s2: list[str],
+def gather_all(e1: torch.Tensor, e2: torch.Tensor, b1: list[Bags], b2: list[Bags],
                groups: torch.Tensor | None = None):
-    """Mega-batch vectors, texts and groups of every worker (2018 mega-batching across
+    """Mega-batch vectors, token bags and groups of every worker (2018 mega-batching across
     workers)."""
     import torch.distributed as dist
 
     parts: list[Any] = [None] * dist.get_world_size()
-    dist.all_gather_object(parts, (e1.cpu(), e2.cpu(), s1, s2,
+    dist.all_gather_object(parts, (e1.cpu(), e2.cpu(), b1, b2,
                                    None if groups is None else groups.cpu()))
     rank = dist.get_rank()
-    offset = sum(len(p[2]) for p in parts[:rank])
+    offset = sum(len(p[2][0]) for p in parts[:rank])
     p1 = torch.cat([p[0] for p in parts]).to(e1.device)
     p2 = torch.cat([p[1] for p in parts]).to(e1.device)
     g = None if any(p[4] is None for p in parts) else torch.cat([p[4] for p in parts])
-    return (p1, p2, [t for p in parts for t in p[2]], [t for p in parts for t in p[3]], g,
-            offset)
+    streams = range(len(b1))
+    return (p1, p2, [Bags.concat([p[2][k] for p in parts]) for k in streams],
+            [Bags.concat([p[3][k] for p in parts]) for k in streams], g, offset)
 
 
 def card(cfg: TrainConfig, info: dict) -> str:
@@ -76,8 +78,9 @@ def train_loop(loop_config: dict) -> None:
     torch.set_num_threads(max(1, int(loop_config.get("threads", 1))))
     model = ParaphraseModel(cfg.model, loop_config["tokenizers"])
     model.initialise()
+    optimizer = build_optimizer(model, cfg.lr,
+                                use_sparse(cfg, nccl=world > 1 and torch.cuda.is_available()))
     wrapped = ray.train.torch.prepare_model(model)
-    optimizer = build_optimizer(model, cfg.lr)
     gather = gather_all if cfg.megabatch.across_workers and world > 1 else None
     trainer = MegaBatchTrainer(cfg, model, optimizer, wrapped, loop_config["bilingual"],
                                gather, seed=cfg.seed + rank)
@@ -95,7 +98,7 @@ def train_loop(loop_config: dict) -> None:
     shard = ray.train.get_dataset_shard("train")
     for epoch in range(start, cfg.epochs):
         t0 = time.perf_counter()
-        batches = shard.iter_batches(batch_size=cfg.batch_size, batch_format="pandas",
+        batches = shard.iter_batches(batch_size=cfg.batch_size, batch_format="pyarrow",
                                      local_shuffle_buffer_size=20 * cfg.batch_size,
                                      local_shuffle_seed=cfg.seed + epoch)
         pairs, losses = trainer.train_epoch(batches)

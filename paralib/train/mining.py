@@ -206,11 +206,17 @@ def negatives(e1: torch.Tensor, e2: torch.Tensor, mode: str, bilingual: bool,
             sims.diagonal().fill_(float("-inf"))
             if g is None:
                 return sims.argmax(1), sims.argmax(0)
-            plain1, plain2 = sims.argmax(1), sims.argmax(0)
-            _mask_groups(sims, g, g)
+            i, j = same_group_pairs(g, g)
+            kept = sims[i, j]
+            sims[i, j] = float("-inf")
             v1, i1 = sims.max(1)
             v2, i2 = sims.max(0)
-            return _fallback(i1, v1, plain1), _fallback(i2, v2, plain2)
+            lost1, lost2 = torch.isneginf(v1), torch.isneginf(v2)
+            if bool(lost1.any()) or bool(lost2.any()):   # whole pool in the group: own pair
+                sims[i, j] = kept                        # excluded only (rare)
+                i1 = torch.where(lost1, sims.argmax(1), i1)
+                i2 = torch.where(lost2, sims.argmax(0), i2)
+            return i1, i2
         if mode == "max":
             return hardest(e1, pool2, exclude, qg, g), hardest(e2, pool1, exclude, qg, g)
         return (_random(exclude, size, qg, g, generator).to(e1.device),

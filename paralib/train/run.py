@@ -7,15 +7,17 @@ import json
 import logging
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 from paralib.config import Config
 from paralib.io import fs
 from paralib.models.model import fit_tokenizers
-from paralib.models.tokenizers import UNK
 from paralib.runtime import init_ray
+from paralib.train.batches import all_unknown, token_columns
 from paralib.train.loop import train_loop
 from paralib.train.report import write_report
 from paralib.train.sources import SourceError, decontamination_counts, load_sources
@@ -23,21 +25,28 @@ from paralib.train.sources import SourceError, decontamination_counts, load_sour
 log = logging.getLogger(__name__)
 
 
-def unknown_rows(data: pd.DataFrame, tokenizers) -> pd.Series:
-    """Rows with a side whose tokens are all unknown to every tokeniser (it would train on
-    ``<unk>`` alone)."""
-    bad = pd.Series(False, index=data.index)
-    for col in ("s1", "s2"):
-        unknown = pd.Series(True, index=data.index)
-        for tok in {id(t): t for t in tokenizers}.values():
-            ids = tok.encode(data[col].tolist())
-            unknown &= pd.Series([all(i == UNK for i in s) for s in ids], index=data.index)
-        bad |= unknown
-    return bad
+@dataclass
+class Prepared:
+    """Training pairs (``data``), rejects with reasons, fitted tokenisers, and every pair's
+    token ids (:func:`paralib.train.batches.token_columns`, rows aligned with ``data``)."""
+
+    data: pd.DataFrame
+    rejects: pd.DataFrame
+    tokenizers: list
+    ids: dict[str, pa.Array]
+
+    def table(self, columns: list[str]) -> pa.Table:
+        """``columns`` of ``data`` with the id columns beside them."""
+        table = pa.Table.from_pandas(self.data[columns], preserve_index=False)
+        for name, column in self.ids.items():
+            table = table.append_column(name, column)
+        return table
 
 
-def prepare(cfg: Config) -> tuple[pd.DataFrame, pd.DataFrame, list]:
-    """Training pairs, rejects (with reasons) and fitted tokenisers."""
+def prepare(cfg: Config) -> Prepared:
+    """Training pairs, rejects (with reasons), fitted tokenisers and the pairs' token ids,
+    tokenised once. A pair with a side whose tokens are all unknown (it would train on
+    ``<unk>`` alone) is a reject."""
     tcfg = cfg.train
     data, rejects = load_sources(cfg, tcfg.seed)
     if tcfg.loss == "contrastive" and "label" not in data.columns:
@@ -50,14 +59,18 @@ def prepare(cfg: Config) -> tuple[pd.DataFrame, pd.DataFrame, list]:
         raise SourceError(f"only {len(data)} usable training pair(s)")
     sample = pd.concat([data["s1"], data["s2"]]).iloc[: tcfg.vocab_sample].tolist()
     tokenizers = fit_tokenizers(tcfg.model, sample)
-    unk = unknown_rows(data, tokenizers)
+    data = data.reset_index(drop=True)
+    ids = token_columns(data, tcfg.model, tokenizers)
+    unk = all_unknown(ids, len(data))
     if unk.any():
         bad = data[unk]
         rejects = pd.concat([rejects, pd.DataFrame({
             "source": bad["source"], "reason": "all tokens unknown", "s1": bad["s1"],
             "s2": bad["s2"]})], ignore_index=True)
+        keep = pa.array(~unk)
         data = data[~unk].reset_index(drop=True)
-    return data, rejects, tokenizers
+        ids = {k: v.filter(keep) for k, v in ids.items()}
+    return Prepared(data, rejects, tokenizers, ids)
 
 
 def _storage(path: str) -> str:
@@ -83,14 +96,15 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None) -> 
     from ray.train.torch import TorchTrainer
 
     tcfg = cfg.train
-    data, rejects, tokenizers = prepare(cfg)
+    prepared = prepare(cfg)
+    data, rejects, tokenizers = prepared.data, prepared.rejects, prepared.tokenizers
     resources = init_ray(cfg.ray)
     use_gpu = tcfg.use_gpu if tcfg.use_gpu is not None else resources.get("GPU", 0) > 0
     bilingual = (tcfg.bilingual if tcfg.bilingual is not None
                  else bool((data["lang1"] != data["lang2"]).any()))
     languages = sorted(set(data["lang1"]) | set(data["lang2"]))
     cols = ["s1", "s2", "group"] + (["label"] if "label" in data.columns else [])
-    dataset = ray.data.from_pandas(data[cols])
+    dataset = ray.data.from_arrow(prepared.table(cols))
     log.info("training on %d pairs (%d rejected), %d worker(s), gpu=%s", len(data),
              len(rejects), tcfg.workers, use_gpu)
     storage, storage_filesystem = _storage(tcfg.storage_path), None

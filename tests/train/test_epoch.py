@@ -34,7 +34,8 @@ def dev():
 def captions():
     cfg = Config.model_validate({"train": {"sources": [{"kind": "captions"}],
                                            "model": {"parts": [{"name": "lstm", "dim": 32}]}}})
-    data, _, toks = prepare(cfg)
+    prepared = prepare(cfg)
+    data, toks = prepared.data, prepared.tokenizers
     return data.iloc[:5000], toks
 
 

@@ -99,7 +99,8 @@ def test_empty_and_unknown_sentences_are_rejected_with_reasons(tmp_path):
                             "a dog"]}).to_parquet(tmp_path / "p.parquet")
     cfg = _cfg([{"kind": "pairs", "path": str(tmp_path / "p.parquet")}],
                model={"parts": [{"name": "word", "vocab_size": 6}]})
-    data, rejects, _ = prepare(cfg)
+    prepared = prepare(cfg)
+    data, rejects = prepared.data, prepared.rejects
     assert len(data) + len(rejects) == 5
     assert sorted(rejects["reason"]) == ["all tokens unknown", "empty sentence"]
 

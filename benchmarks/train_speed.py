@@ -1,0 +1,208 @@
+"""Training speed of the averaging encoders on real bitext, before and after pre-tokenised bags
+(issue "A paraphrastic encoder worth downloading", item 5), against sentence-transformers'
+``StaticEmbedding`` on the same pairs and cores, with the STS Benchmark dev score each reaches.
+
+Pairs: ``--pairs`` (100,000) drawn with seed 0 from a ``paralib decontaminate`` output
+(``--data``, default ``output/bitext-all``: ``paralib decontaminate --config
+configs/bitext-all.yaml``): news, Tatoeba Challenge, NTREX, TICO English-other pairs and
+Bible-version English pairs. Every setting trains one epoch in a fresh process with
+``--threads`` (2) torch threads: SP 20,000 pieces, dim 300, dropout 0.3, margin loss
+(δ 0.4) with group-aware hardest negatives from the other side, mega-batch annealed from 1 to
+20 (+1 every 150 mini-batches), batch 100, Adam 0.001. The rate is pairs / seconds of the
+epoch loop (mining, forward, backward, update; tokenising where the trainer does it per step),
+not vocabulary fitting or the dev score.
+
+- ``before``: the trainer of commit ``--before`` (a ``git worktree`` of it; default the last
+  commit before the change), which tokenises every mini-batch and its negatives and pads them,
+  on the first ``--before-pairs`` (20,000) pairs (it is too slow for all of them).
+- ``after ...``: this tree's trainer (ids tokenised once into bags, ``embedding_bag`` with no
+  padding), with dropout on every token embedding (``tokens``) or on the mean
+  (``sentence``), dense Adam or sparse gradients with SparseAdam (``train.sparse``), and
+  with word dropout 0.3 (tokens dropped from the bags) instead of dropout.
+- ``st mnrl`` / ``st megabatch``: :mod:`st_peer` (WordPiece 20,000, dim 300, lr 0.01).
+
+    python benchmarks/train_speed.py [--pairs 100000] [--threads 2] [--skip-before]
+
+Writes ``benchmarks/results/train_speed.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import machine, table, write_json  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BEFORE = "88f5677"
+
+
+def train_config(path: str, dropout_on: str | None, sparse: bool | None,
+                 word_dropout: float = 0.0) -> dict:
+    """SP 20k at dim 300 with dropout 0.3 on ``dropout_on`` (the old trainer's config has no
+    such key: ``None``), or with ``word_dropout`` instead of dropout."""
+    part = {"name": "sp", "vocab_size": 20_000, "dim": 300,
+            "dropout": 0.0 if word_dropout else 0.3}
+    if dropout_on:
+        part["dropout_on"] = dropout_on
+    cfg = {"sources": [{"kind": "corpus", "path": path}], "model": {"parts": [part]},
+           "megabatch": {"size": 20, "start": 1, "anneal_every": 150}, "bilingual": True,
+           "decontaminate": False}  # the sample is a decontaminate output already
+    if sparse is not None:
+        cfg["sparse"] = sparse
+    if word_dropout:
+        cfg["regularisation"] = {"word_dropout": word_dropout}
+    return {"train": cfg}
+
+
+def worker(spec: dict) -> dict:
+    """One epoch of one setting in this process (old or new trainer API)."""
+    import numpy as np
+    import torch
+
+    from paralib.config import Config
+    from paralib.models import ParaphraseModel
+    from paralib.train.dev import load_dev
+    from paralib.train.epoch import dev_scores
+    from paralib.train.run import prepare
+    from paralib.train.steps import MegaBatchTrainer, build_optimizer
+
+    torch.set_num_threads(spec["threads"])
+    torch.manual_seed(1)
+    cfg = Config.model_validate(spec["config"])
+    prepared = prepare(cfg)
+    legacy = isinstance(prepared, tuple)
+    data, tokenizers = (prepared[0], prepared[2]) if legacy else (prepared.data,
+                                                                  prepared.tokenizers)
+    model = ParaphraseModel(cfg.train.model, tokenizers)
+    model.initialise()
+    if legacy:
+        optimizer = build_optimizer(model, cfg.train.lr)
+        rows = data[["s1", "s2", "group"]]
+    else:
+        from paralib.train.steps import use_sparse
+
+        optimizer = build_optimizer(model, cfg.train.lr, use_sparse(cfg.train))
+        rows = prepared.table(["group"])
+    trainer = MegaBatchTrainer(cfg.train, model, optimizer, bilingual=True, seed=1)
+    order = np.random.default_rng(1).permutation(len(data))
+    batch = cfg.train.batch_size
+    take = (lambda idx: rows.iloc[idx]) if legacy else rows.take
+    chunks = [take(order[i:i + batch]) for i in range(0, len(order), batch)]
+    t0 = time.perf_counter()
+    pairs, _ = trainer.train_epoch(chunks)
+    seconds = time.perf_counter() - t0
+    return {"pairs": pairs, "seconds": seconds, "pairs_per_s": pairs / seconds,
+            "stsb_dev": dev_scores(model, load_dev("stsb-dev"))["dev_pearson"]}
+
+
+def st_worker(spec: dict) -> dict:
+    import pandas as pd
+    import torch
+    from st_peer import train_static
+
+    from paralib.train.dev import load_dev
+
+    torch.set_num_threads(spec["threads"])
+    data = pd.read_parquet(spec["path"])
+    model, rate = train_static(data["ref"].tolist(), data["src"].tolist(), loss=spec["loss"],
+                               lr=0.01)
+    dev = load_dev("stsb-dev")
+    a, b = model.encode(dev.a), model.encode(dev.b)
+    import numpy as np
+    from scipy.stats import pearsonr
+
+    cos = (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1) + 1e-9)
+    return {"pairs": len(data), "pairs_per_s": rate,
+            "stsb_dev": 100 * float(pearsonr(cos, dev.gold)[0])}
+
+
+def run(spec: dict, pythonpath: Path) -> dict:
+    """``spec`` in a fresh Python process whose ``paralib`` comes from ``pythonpath``."""
+    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+    out = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)], env=env,
+                         capture_output=True, text=True, timeout=3600, check=False)
+    if out.returncode:
+        raise RuntimeError(f"{spec['name']} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def sample(data: Path, pairs: int, out: Path) -> None:
+    import numpy as np
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    parts = data / "data"
+    if not parts.is_dir():
+        raise SystemExit(f"{data} is not a paralib decontaminate output; make it with "
+                         "`paralib decontaminate --config configs/bitext-all.yaml`")
+    whole = ds.dataset(parts, format="parquet").to_table(
+        columns=["ref", "src", "src_lang", "group"])
+    idx = np.sort(np.random.default_rng(0).choice(whole.num_rows, pairs, replace=False))
+    pq.write_table(whole.take(idx), out)
+
+
+def before_tree(ref: str, where: Path) -> Path:
+    if not where.exists():
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(where), ref],
+                       check=True, capture_output=True)
+    return where
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", default=str(ROOT / "output/bitext-all"))
+    ap.add_argument("--pairs", type=int, default=100_000)
+    ap.add_argument("--before-pairs", type=int, default=20_000)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--before", default=BEFORE)
+    ap.add_argument("--skip-before", action="store_true")
+    ap.add_argument("--worker")
+    args = ap.parse_args()
+    if args.worker:
+        spec = json.loads(args.worker)
+        print(json.dumps(st_worker(spec) if spec.get("st") else worker(spec)))
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="paralib-train-speed-"))
+    path = tmp / "pairs.parquet"
+    sample(Path(args.data), args.pairs, path)
+    import pyarrow.parquet as pq
+
+    few = tmp / "pairs-before.parquet"
+    pq.write_table(pq.read_table(path).slice(0, args.before_pairs), few)
+    settings = []
+    if not args.skip_before:
+        tree = before_tree(args.before, tmp / "before")
+        settings.append(("before (tokens, dense)", tree,
+                         {"config": train_config(str(few), None, None)}))
+    for on, sparse in (("tokens", False), ("sentence", False), ("sentence", True)):
+        settings.append((f"after ({on}, {'sparse' if sparse else 'dense'})", ROOT,
+                         {"config": train_config(str(path), on, sparse)}))
+    settings.append(("after (word dropout 0.3, dense)", ROOT,
+                     {"config": train_config(str(path), "sentence", False, 0.3)}))
+    for loss in ("mnrl", "megabatch"):
+        settings.append((f"st StaticEmbedding {loss}", ROOT,
+                         {"st": True, "loss": loss, "path": str(path)}))
+    rows = []
+    for name, tree, spec in settings:
+        result = run({**spec, "name": name, "threads": args.threads}, tree)
+        rows.append({"setting": name, **result})
+        print(f"{name}: {result['pairs_per_s']:,.0f} pairs/s, STSB dev "
+              f"{result['stsb_dev']:.1f}", flush=True)
+    print(table([{"setting": r["setting"], "pairs": r["pairs"],
+                  "pairs/s": f"{r['pairs_per_s']:,.0f}", "STSB dev": f"{r['stsb_dev']:.1f}"}
+                 for r in rows], ["setting", "pairs", "pairs/s", "STSB dev"]))
+    write_json("train_speed", {
+        "machine": machine(), "threads": args.threads, "pairs": args.pairs,
+        "before_pairs": args.before_pairs, "before_commit": args.before, "rows": rows})
+
+
+if __name__ == "__main__":
+    main()

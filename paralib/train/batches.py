@@ -1,0 +1,115 @@
+"""Training pairs tokenised once: id columns for the Ray dataset and the :class:`PairBatch` the
+trainer cuts mega-batches, negatives and mini-batches from (issue "A paraphrastic encoder
+worth downloading", item 5; 2018 §4 mega-batching).
+
+The driver tokenises every pair once (:func:`token_columns`, Arrow ``list<int32>`` columns
+``ids1_K`` / ``ids2_K`` for token stream K of :func:`paralib.models.model.token_streams`);
+workers read Arrow batches and take the bags without copying ids into Python lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from paralib.models.bags import Bags
+from paralib.models.config import ModelConfig
+from paralib.models.model import ParaphraseModel, token_streams
+from paralib.models.tokenizers import UNK, Tokenizer
+
+CHUNK = 100_000
+
+
+def ids_column(side: int, stream: int) -> str:
+    """The column of side ``side`` (1 or 2) under token stream ``stream``."""
+    return f"ids{side}_{stream}"
+
+
+def token_columns(data: pd.DataFrame, config: ModelConfig, tokenizers: list[Tokenizer]
+                  ) -> dict[str, pa.Array]:
+    """``ids1_K`` / ``ids2_K`` of every pair (``s1`` / ``s2``), tokenised in chunks so that
+    no more than :data:`CHUNK` sentences are Python id lists at a time."""
+    out: dict[str, pa.Array] = {}
+    for k, (tok, cut) in enumerate(token_streams(config, tokenizers)[1]):
+        for side, col in ((1, "s1"), (2, "s2")):
+            texts = data[col].tolist()
+            chunks = [pa.array([s[:cut] for s in tok.encode(texts[i:i + CHUNK])],
+                               type=pa.list_(pa.int32()))
+                      for i in range(0, len(texts), CHUNK)]
+            out[ids_column(side, k)] = (pa.concat_arrays(chunks) if chunks
+                                        else pa.array([], type=pa.list_(pa.int32())))
+    return out
+
+
+def all_unknown(columns: dict[str, pa.Array], n: int) -> np.ndarray:
+    """Rows with a side whose ids are all ``<unk>`` in every token stream (it would train on
+    ``<unk>`` alone)."""
+    bad = np.zeros(n, dtype=bool)
+    for side in (1, 2):
+        unknown = np.ones(n, dtype=bool)
+        for name, column in columns.items():
+            if name.startswith(f"ids{side}_"):
+                bags = Bags.from_arrow(column)
+                unk = np.bincount(bags.rows(), weights=bags.ids == UNK, minlength=n)
+                unknown &= unk == bags.lengths
+        bad |= unknown
+    return bad
+
+
+@dataclass(frozen=True)
+class PairBatch:
+    """Pairs as bags per token stream, with their groups and labels."""
+
+    side1: list[Bags]
+    side2: list[Bags]
+    groups: np.ndarray | None = None
+    labels: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.side1[0])
+
+    @classmethod
+    def concat(cls, batches: Sequence[PairBatch]) -> PairBatch:
+        if len(batches) == 1:
+            return batches[0]
+        first = batches[0]
+
+        def cat(attr: str) -> np.ndarray | None:
+            parts = [getattr(b, attr) for b in batches]
+            return None if any(p is None for p in parts) else np.concatenate(parts)
+
+        return cls([Bags.concat([b.side1[k] for b in batches]) for k in range(len(first.side1))],
+                   [Bags.concat([b.side2[k] for b in batches]) for k in range(len(first.side2))],
+                   cat("groups"), cat("labels"))
+
+    def slice(self, start: int, stop: int) -> PairBatch:
+        return PairBatch([b.slice(start, stop) for b in self.side1],
+                         [b.slice(start, stop) for b in self.side2],
+                         None if self.groups is None else self.groups[start:stop],
+                         None if self.labels is None else self.labels[start:stop])
+
+
+def pair_batch(batch: pa.Table | pd.DataFrame, model: ParaphraseModel,
+               groups: bool = True) -> PairBatch:
+    """A :class:`PairBatch` of a Ray Data batch (Arrow, with id columns) or of a DataFrame of
+    texts ``s1`` / ``s2`` (tokenised here); ``groups`` keeps the ``group`` column."""
+    streams = len(token_streams(model.config, model.tokenizers)[1])
+    names = batch.column_names if isinstance(batch, pa.Table) else list(batch.columns)
+    if ids_column(1, 0) in names:
+        side1 = [Bags.from_arrow(batch[ids_column(1, k)]) for k in range(streams)]
+        side2 = [Bags.from_arrow(batch[ids_column(2, k)]) for k in range(streams)]
+    else:
+        texts = batch.to_pandas() if isinstance(batch, pa.Table) else batch
+        side1, side2 = model.bags(texts["s1"].tolist()), model.bags(texts["s2"].tolist())
+
+    def column(name: str) -> np.ndarray | None:
+        if name not in names:
+            return None
+        values = batch[name]
+        return np.asarray(values.to_numpy() if isinstance(values, pa.ChunkedArray) else values)
+
+    return PairBatch(side1, side2, column("group") if groups else None, column("label"))

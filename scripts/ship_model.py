@@ -1,0 +1,135 @@
+"""Copy a trained model folder into ``models/NAME`` with its model card (issue "A paraphrastic
+encoder worth downloading", item 3).
+
+The card (``README.md``, Hugging Face front matter) gives the training data with its
+decontamination counts, the command that reproduces the model from ``../shared/data``, the
+time and machine training took, and its row beside the peers of
+``benchmarks/results/quality.json`` (``python benchmarks/quality.py``; run it after shipping,
+then ship again to refresh the card).
+
+    python scripts/ship_model.py output/models/paralib-en paralib-en \\
+        --command "paralib decontaminate --config configs/bitext-all.yaml && \\
+                   paralib train --config configs/paralib-en.yaml"
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import shutil
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KEEP = ("config.json", "model.safetensors", "tokenizers", "training.json", "training.md",
+        "training.png")
+LICENCES = {  # the training data's terms (../shared/data/README.md)
+    "corpus": "WMT news (research use), Tatoeba Challenge (CC BY 2.0 FR), NTREX-128 "
+              "(CC BY-SA 4.0), TICO-19 (CC0 1.0), Bible versions (public domain)",
+    "captions": "Multi30k (research, non-commercial: Flickr terms)",
+}
+COLUMNS = ("year mean", "all-24", "STSB dev", "STSB test", "SICK-R", "STS17 en-en",
+           "STS17 ar-en", "STS17 es-en", "STS17 tr-en", "Tatoeba de/fr/es/ru", "BUCC F1",
+           "sent/s 1 thread")
+
+
+def _fmt(value) -> str:
+    if isinstance(value, float):
+        return "—" if math.isnan(value) else (f"{value:,.0f}" if value >= 1000
+                                               else f"{value:.1f}")
+    return str(value)
+
+
+def peers_table(quality: Path, name: str) -> str:
+    """The Markdown rows of ``quality.json`` with this model's row in bold."""
+    if not quality.is_file():
+        return "(no `benchmarks/results/quality.json` yet: run `python benchmarks/quality.py`)"
+    result = json.loads(quality.read_text())
+    lines = ["| model | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
+    for r in result["rows"]:
+        cells = [_fmt(r.get(c, math.nan)) for c in COLUMNS]
+        label = f"**{r['model']}**" if r["model"] == name else r["model"]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    notes = "\n".join(f"- {k}: {v}" for k, v in result.get("notes", {}).items())
+    return "\n".join(lines) + "\n\n" + notes
+
+
+def card(name: str, config: dict, summary: dict, command: str, quality: Path) -> str:
+    info = config.get("info", {})
+    langs = summary.get("languages") or config.get("languages", ["en"])
+    history = summary.get("history", [])
+    seconds = sum(h.get("seconds", 0) for h in history)
+    rate = (sum(h.get("pairs", 0) for h in history) / seconds) if seconds else math.nan
+    removed = summary.get("decontaminated")
+    removed_text = (", ".join(f"{k} {v:,}" for k, v in removed.items()) or "none"
+                    if isinstance(removed, dict) else str(removed))
+    parts = ", ".join(f"{p.get('encoder')}({p.get('tokens')}, vocabulary "
+                      f"{p.get('vocab_size'):,}, dim {p.get('dim')})"
+                      for p in config["model"]["parts"])
+    sources = sorted({s for s in LICENCES if s in json.dumps(info) or s in command})
+    front = ["---", "language:", *[f"- {lang}" for lang in langs], "license: other",
+             "license_name: training-data-terms", "library_name: paralib",
+             "tags:", "- sentence-similarity", "- paraphrastic-embeddings",
+             "- static-embeddings", "datasets:", "- wmt-news", "- tatoeba-challenge",
+             "- ntrex-128", "- tico-19", "- bible-versions", "- multi30k", "---"]
+    body = [
+        f"# {name}", "",
+        f"A paraphrastic sentence encoder trained by paralib: {parts}, "
+        f"{config['model'].get('combine', 'concat')} of parts. English sentences are its "
+        "main target (STS); its sentencepiece vocabulary is shared by the "
+        f"{len(langs)} languages of its training bitext.", "",
+        "```python", "import paralib", f"model = paralib.load(\"models/{name}\")",
+        "vectors = model.encode([\"A man plays a guitar.\", \"Someone plays guitar.\"], "
+        "normalize=True)", "```", "",
+        "## Training", "",
+        f"- pairs: {summary.get('pairs', 0):,} ({summary.get('rejected', 0):,} rejected); "
+        f"best epoch {summary.get('best_epoch')} of {len(history)} on "
+        f"{summary.get('dev')} (Pearson x100 {summary.get('dev_pearson', math.nan):.2f})",
+        f"- decontamination (pairs sharing a side with an evaluation set, removed): "
+        f"{removed_text}",
+        f"- reproduce from `../shared/data`: `{command}`",
+        f"- took {seconds / 60:.1f} minutes of training ({rate:,.0f} pairs/s) with "
+        f"{summary.get('workers', 1)} Ray Train worker(s), gpu {summary.get('gpu')}, on "
+        f"{platform.machine()} with 2 CPU cores",
+        f"- data terms: {'; '.join(LICENCES[s] for s in sources) or 'see ../shared/data'}",
+        "- weights: float32 (`model.safetensors`)", "",
+        "## Scores beside its peers", "",
+        "Pearson's r x 100 (`python benchmarks/quality.py`, one run, the same sentences):", "",
+        peers_table(quality, name), ""]
+    return "\n".join(front + [""] + body)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("folder")
+    ap.add_argument("name")
+    ap.add_argument("--command", required=True)
+    ap.add_argument("--quality", default=str(ROOT / "benchmarks/results/quality.json"))
+    args = ap.parse_args()
+    src = Path(args.folder)
+    dst = ROOT / "models" / args.name
+    if dst.exists() and not (dst / "config.json").is_file():
+        raise SystemExit(f"{dst} exists and is not a paralib model folder; not replacing it")
+    tmp = dst.with_name(dst.name + ".new")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    for item in KEEP:
+        path = src / item
+        if path.is_dir():
+            shutil.copytree(path, tmp / item)
+        elif path.is_file():
+            shutil.copy2(path, tmp / item)
+    config = json.loads((src / "config.json").read_text())
+    summary = json.loads((src / "training.json").read_text())
+    (tmp / "README.md").write_text(card(args.name, config, summary, args.command,
+                                        Path(args.quality)), encoding="utf-8")
+    if dst.exists():
+        shutil.rmtree(dst)
+    tmp.rename(dst)
+    print(f"shipped {dst}")
+
+
+if __name__ == "__main__":
+    main()
