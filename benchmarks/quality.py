@@ -107,7 +107,8 @@ def distill_model2vec(python: str, out: Path) -> tuple[str, float]:
     the seconds it took."""
     t0 = time.perf_counter()
     done = subprocess.run([python, "-c", DISTILL, str(out)], capture_output=True, text=True,
-                          timeout=1800, check=False)
+                          timeout=1800, check=False,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1"})  # nothing downloaded
     if done.returncode:
         raise RuntimeError(f"model2vec distillation failed:\n{done.stderr[-2000:]}")
     return done.stdout.strip().splitlines()[-1], time.perf_counter() - t0

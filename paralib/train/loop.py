@@ -7,9 +7,12 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
 import torch
 
 from paralib.models.bags import Bags
@@ -41,6 +44,20 @@ def gather_all(e1: torch.Tensor, e2: torch.Tensor, b1: list[Bags], b2: list[Bags
     streams = range(len(b1))
     return (p1, p2, [Bags.concat([p[2][k] for p in parts]) for k in streams],
             [Bags.concat([p[3][k] for p in parts]) for k in streams], g, offset)
+
+
+def minibatches(shard, cfg: TrainConfig, epoch: int, window: int = 20) -> Iterator[pa.Table]:
+    """This worker's mini-batches for one epoch: windows of ``window`` mini-batches read
+    from the Ray Data shard as Arrow tables, each shuffled with a seeded permutation (the pairs
+    were shuffled once before training) and cut into ``batch_size`` rows. One Arrow ``take``
+    per window instead of Ray Data's row-level local shuffle buffer, which cost about half of
+    the training throughput of the averaging encoders."""
+    rng = np.random.default_rng(cfg.seed + epoch)
+    for block in shard.iter_batches(batch_size=window * cfg.batch_size,
+                                    batch_format="pyarrow"):
+        block = block.take(rng.permutation(block.num_rows))
+        for start in range(0, block.num_rows, cfg.batch_size):
+            yield block.slice(start, cfg.batch_size)
 
 
 def card(cfg: TrainConfig, info: dict) -> str:
@@ -98,10 +115,7 @@ def train_loop(loop_config: dict) -> None:
     shard = ray.train.get_dataset_shard("train")
     for epoch in range(start, cfg.epochs):
         t0 = time.perf_counter()
-        batches = shard.iter_batches(batch_size=cfg.batch_size, batch_format="pyarrow",
-                                     local_shuffle_buffer_size=20 * cfg.batch_size,
-                                     local_shuffle_seed=cfg.seed + epoch)
-        pairs, losses = trainer.train_epoch(batches)
+        pairs, losses = trainer.train_epoch(minibatches(shard, cfg, epoch))
         seconds = time.perf_counter() - t0
         metrics = epoch_record(epoch + 1, losses, pairs, seconds, trainer.state,
                                dev_scores(model, dev), world)

@@ -46,3 +46,31 @@ def test_two_workers_checkpoint_and_resume(ray_session, tmp_path):
     info = json.loads((tmp_path / "model" / "training.json").read_text())
     assert info["dev_pearson"] == best["dev_pearson"]
     assert (tmp_path / "model" / "training.png").stat().st_size > 0
+
+
+def test_minibatches_cover_the_shard_once_per_epoch_in_a_new_order():
+    """The worker's windowed shuffle: every pair once per epoch, batch-size pieces, a
+    different order each epoch, the same order for the same seed and epoch."""
+    import pyarrow as pa
+
+    from paralib.train.config import TrainConfig
+    from paralib.train.loop import minibatches
+
+    class Shard:
+        def iter_batches(self, batch_size, batch_format):
+            assert batch_format == "pyarrow"
+            rows = pa.table({"group": list(range(2_345))})
+            for start in range(0, rows.num_rows, batch_size):
+                yield rows.slice(start, batch_size)
+
+    cfg = TrainConfig(batch_size=100)
+
+    def epoch(n: int) -> list[int]:
+        batches = list(minibatches(Shard(), cfg, n, window=4))
+        assert all(b.num_rows <= 100 for b in batches)
+        return [g for b in batches for g in b["group"].to_pylist()]
+
+    first, second = epoch(0), epoch(1)
+    assert sorted(first) == sorted(second) == list(range(2_345))
+    assert first != second and first == epoch(0)
+    assert first[:400] != list(range(400)) and set(first[:400]) == set(range(400))
