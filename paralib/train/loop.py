@@ -46,6 +46,24 @@ def gather_all(e1: torch.Tensor, e2: torch.Tensor, b1: list[Bags], b2: list[Bags
             [Bags.concat([p[3][k] for p in parts]) for k in streams], g, offset)
 
 
+class CheckpointError(ValueError):
+    """A training checkpoint that cannot be resumed from."""
+
+
+def read_state(path: Path) -> dict:
+    """A checkpoint's training state, loaded as weights only: tensors and plain types, never
+    an arbitrary pickled object (a planted checkpoint cannot run code on resume)."""
+    import pickle
+
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        raise CheckpointError(
+            f"{path}: refused to resume from this checkpoint: it holds objects other than "
+            f"tensors and plain values ({str(e).splitlines()[0]}); start fresh with a new "
+            "train.name") from e
+
+
 def minibatches(shard, cfg: TrainConfig, epoch: int, window: int = 20) -> Iterator[pa.Table]:
     """This worker's mini-batches for one epoch: windows of ``window`` mini-batches read
     from the Ray Data shard as Arrow tables, each shuffled with a seeded permutation (the pairs
@@ -106,7 +124,7 @@ def train_loop(loop_config: dict) -> None:
     checkpoint = ray.train.get_checkpoint()
     if checkpoint:
         with checkpoint.as_directory() as d:
-            saved = torch.load(Path(d) / STATE, weights_only=False)
+            saved = read_state(Path(d) / STATE)
         model.load_state_dict(saved["model"])
         optimizer.load_state_dict(saved["optimizer"])
         trainer.state.step, trainer.state.megabatch = saved["step"], saved["megabatch"]

@@ -86,3 +86,26 @@ def test_trigram_memory_of_words_starts_over_past_its_bound(en_text, monkeypatch
     assert tok.encode(["a dog"]) == [[tok.stoi.get(u, UNK) for u in tok.units("a dog")]]
     assert len(tok._words) == 2  # started over: only "a" and "dog"
     assert tok.encode(en_text[:30]) == first
+
+
+def test_morfessor_model_is_text_and_a_planted_pickle_is_never_loaded(en_text, tmp_path):
+    """The Morfessor model is saved in Morfessor's segmentation text format; a folder that
+    only has a pickle (planted, or from before) is an error that runs nothing."""
+    import os
+
+    tok = build_tokenizer("morfessor", 300).fit(en_text[:2000])
+    tok.save(tmp_path / "m")
+    saved = (tmp_path / "m" / "morfessor.segmentation.txt").read_text()
+    assert not any(n.endswith(".pkl") for n in os.listdir(tmp_path / "m"))
+    assert len(saved.splitlines()) > 100
+    marker = tmp_path / "ran"
+
+    class Planted:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    (tmp_path / "m" / "morfessor.segmentation.txt").unlink()
+    (tmp_path / "m" / "morfessor.pkl").write_bytes(pickle.dumps(Planted()))
+    with pytest.raises(TokenizerError, match="no longer unpickles"):
+        Tokenizer.load(tmp_path / "m")
+    assert not marker.exists()

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import paralib
 from paralib.config import Config
 from paralib.train.run import train
@@ -74,3 +76,32 @@ def test_minibatches_cover_the_shard_once_per_epoch_in_a_new_order():
     assert sorted(first) == sorted(second) == list(range(2_345))
     assert first != second and first == epoch(0)
     assert first[:400] != list(range(400)) and set(first[:400]) == set(range(400))
+
+
+class _Planted:
+    """An object whose unpickling runs a command (what a planted checkpoint would hold)."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        import os
+
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_planted_checkpoint_is_refused_and_runs_nothing(tmp_path):
+    import torch
+
+    from paralib.train.loop import CheckpointError, read_state
+
+    marker = tmp_path / "ran"
+    torch.save({"model": {"w": torch.zeros(2)}, "epoch": 1, "x": _Planted(marker)},
+               tmp_path / "train_state.pt")
+    with pytest.raises(CheckpointError, match="refused to resume"):
+        read_state(tmp_path / "train_state.pt")
+    assert not marker.exists()
+    torch.save({"model": {"w": torch.ones(2)}, "epoch": 2, "best": None,
+                "history": [{"epoch": 1, "dev_pearson": 70.5, "collapsed": False}]},
+               tmp_path / "good.pt")
+    assert read_state(tmp_path / "good.pt")["history"][0]["dev_pearson"] == 70.5

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import io
-import pickle
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
 from paralib.models.tokenizers.base import TokenizerError, VocabTokenizer, register
 from paralib.text import tokenize
+
+
+SEGMENTATION = "morfessor.segmentation.txt"
 
 
 @register
@@ -55,14 +57,27 @@ class MorfessorTokenizer(VocabTokenizer):
         return super().fit(texts)
 
     def _save(self, folder: Path) -> None:
+        import morfessor
+
         super()._save(folder)
-        with open(folder / "morfessor.pkl", "wb") as f:
-            pickle.dump(self.model, f)
+        morfessor.MorfessorIO().write_segmentation_file(
+            str(folder / SEGMENTATION), self.model.get_segmentations())
 
     def _load(self, folder: Path) -> None:
+        """The model from Morfessor's own segmentation text format (``count morph morph``
+        a line): data, not a pickle, so a model folder cannot carry code."""
+        import morfessor
+
         super()._load(folder)
-        path = folder / "morfessor.pkl"
+        path = folder / SEGMENTATION
         if not path.is_file():
-            raise TokenizerError(f"{folder}: morfessor.pkl is missing")
-        with open(path, "rb") as f:
-            self.model = pickle.load(f)
+            old = folder / "morfessor.pkl"
+            raise TokenizerError(
+                f"{folder}: {SEGMENTATION} is missing" + (
+                    " (this folder has the old morfessor.pkl, which paralib no longer "
+                    "unpickles: retrain the model)" if old.is_file() else ""))
+        self.model = morfessor.BaselineModel()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            self.model.load_segmentations(
+                morfessor.MorfessorIO().read_segmentation_file(str(path)))
+        self._cache = {}
