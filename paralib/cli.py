@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     from paralib.cluster.errors import ClusterAddressError
     from paralib.filters.base import ScorerError
     from paralib.io.bitext import BitextError
-    from paralib.models.errors import ModelLoadError
+    from paralib.models.errors import ModelFolderError, ModelLoadError
     from paralib.mt.convert import ConversionError
     from paralib.select.steps import SelectError
     from paralib.train.sources import SourceError
@@ -233,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run(args)
     except (ConfigError, BitextError, ConversionError, DataNotFoundError, ScorerError,
-            SelectError, FileNotFoundError, ModelLoadError, SourceError,
+            SelectError, FileNotFoundError, ModelLoadError, ModelFolderError, SourceError,
             ClusterAddressError) as exc:
         print(f"paralib: error: {exc}", file=sys.stderr)
         return 2

@@ -20,6 +20,7 @@ import torch
 
 from paralib.config import Config
 from paralib.models import ParaphraseModel, save_model
+from paralib.models.folder import check_replaceable
 from paralib.train.dev import load_dev
 from paralib.train.epoch import collapse_warning, dev_scores, epoch_record, improves
 from paralib.train.loop import card
@@ -47,6 +48,7 @@ def train_local(cfg: Config, trained: bool = True) -> dict:
     ``trained=False`` writes the initial model (fitted tokenisers, initial weights): what
     encoding speed needs, since speed does not depend on the weights."""
     tcfg = cfg.train
+    check_replaceable(Path(tcfg.output))  # before any work: never replace a user's folder
     torch.manual_seed(tcfg.seed)
     torch.set_num_threads(max(1, int(tcfg.cpus_per_worker)))
     prepared = prepare(cfg)

@@ -17,6 +17,7 @@ from safetensors.torch import load_file, save_file
 
 from paralib.models.config import ModelConfig
 from paralib.models.errors import ModelLoadError
+from paralib.models.folder import check_replaceable, mark
 from paralib.models.model import ParaphraseModel
 from paralib.models.tokenizers import Tokenizer, TokenizerError
 
@@ -73,7 +74,9 @@ def save_model(model: ParaphraseModel, folder: str | Path, languages: tuple[str,
                info: dict[str, Any], card: str) -> Path:
     """Write a model folder (config, weights, tokenisers, card)."""
     folder = Path(folder)
+    check_replaceable(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    mark(folder)
     dirs: dict[int, str] = {}
     for tok in model.tokenizers:
         if id(tok) not in dirs:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ import pyarrow as pa
 
 from paralib.config import Config
 from paralib.io import fs
+from paralib.models.folder import check_replaceable, replace_with
 from paralib.models.model import fit_tokenizers
 from paralib.runtime import init_ray
 from paralib.train.batches import all_unknown, token_columns
@@ -96,6 +96,7 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None) -> 
     from ray.train.torch import TorchTrainer
 
     tcfg = cfg.train
+    check_replaceable(Path(tcfg.output))  # before any work: never replace a user's folder
     prepared = prepare(cfg)
     data, rejects, tokenizers = prepared.data, prepared.rejects, prepared.tokenizers
     resources = init_ray(cfg.ray)
@@ -133,11 +134,10 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None) -> 
     if best is None:
         raise RuntimeError(f"training {tcfg.name} finished without a checkpoint")
     out = Path(tcfg.output)
-    with tempfile.TemporaryDirectory() as tmp:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix=".paralib-") as tmp:
         best.to_directory(tmp)
-        if out.exists():
-            shutil.rmtree(out)
-        shutil.copytree(Path(tmp) / "model", out)
+        replace_with(Path(tmp) / "model", out)
     info = json.loads((out / "config.json").read_text())["info"]
     last = _last_info(result.checkpoint) if result.checkpoint else info
     summary = {"model": str(out), "pairs": len(data), "rejected": len(rejects),

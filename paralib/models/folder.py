@@ -1,0 +1,52 @@
+"""Replacing a model folder safely: only one that paralib made (issue "Reliability", item 1).
+
+Every model folder paralib writes carries :data:`MARKER`; a folder whose ``config.json`` says
+``paralib-encoder`` (made before the marker) counts too, and so does an empty folder. Anything
+else at the output path is refused before any work starts, with the folder named, and nothing
+in it is touched. A new model is written beside the old one and swapped in at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from paralib.models.errors import ModelFolderError
+
+MARKER = ".paralib-model"
+
+
+def made_by_paralib(folder: Path) -> bool:
+    """Whether ``folder`` is a model folder paralib wrote (or an empty folder)."""
+    if (folder / MARKER).is_file() or (folder.is_dir() and not any(folder.iterdir())):
+        return True
+    try:
+        return json.loads((folder / "config.json").read_text()).get("format") == \
+            "paralib-encoder"
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def check_replaceable(out: Path) -> None:
+    """Raise :class:`ModelFolderError` when ``out`` exists and paralib did not make it."""
+    if out.exists() and not (out.is_dir() and made_by_paralib(out)):
+        raise ModelFolderError(
+            f"{out} exists and is not a model folder that paralib made (no {MARKER}): "
+            "paralib never replaces it. Choose another train.output, or move the folder "
+            "away yourself")
+
+
+def mark(folder: Path) -> None:
+    """Write the marker that says paralib made ``folder``."""
+    (folder / MARKER).write_text(json.dumps({"made_by": "paralib", "kind": "model"}) + "\n")
+
+
+def replace_with(new: Path, out: Path) -> Path:
+    """Move the finished folder ``new`` to ``out``, replacing a folder paralib made there."""
+    check_replaceable(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.move(str(new), str(out))
+    return out
