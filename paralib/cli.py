@@ -115,7 +115,9 @@ def run(args) -> int:
     if args.command == "config":
         import yaml
 
-        print(yaml.safe_dump(_load(args).model_dump(mode="json"), sort_keys=False))
+        from paralib.redact import redact
+
+        print(yaml.safe_dump(redact(_load(args).model_dump(mode="json")), sort_keys=False))
         return 0
     if args.command == "quickstart":
         from paralib.quickstart import quickstart
@@ -221,6 +223,10 @@ def run(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``paralib`` console script; returns the exit status."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    from paralib.redact import RedactingFilter
+
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RedactingFilter())
     args = build_parser().parse_args(argv)
     from paralib.cluster.errors import ClusterAddressError
     from paralib.filters.base import ScorerError
@@ -235,7 +241,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, BitextError, ConversionError, DataNotFoundError, ScorerError,
             SelectError, FileNotFoundError, ModelLoadError, ModelFolderError, SourceError,
             ClusterAddressError) as exc:
-        print(f"paralib: error: {exc}", file=sys.stderr)
+        from paralib.redact import redact_text
+
+        print(f"paralib: error: {redact_text(str(exc))}", file=sys.stderr)
         return 2
 
 

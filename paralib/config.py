@@ -20,6 +20,7 @@ from paralib.filters.config import ScoreConfig
 from paralib.io.fs import S3Options
 from paralib.lm.config import LMConfig
 from paralib.paths import expand
+from paralib.redact import MASK, SECRET_KEY, redact_text
 from paralib.schema import ExpandedPath, Strict, read_yaml
 from paralib.select.config import SelectSpec
 from paralib.train.config import TrainConfig
@@ -361,7 +362,8 @@ def _format_errors(exc: ValidationError, source: str) -> str:
             msg = "unknown key"
         got = err.get("input")
         hide = err["type"] == "extra_forbidden" or isinstance(got, dict)
-        shown = "" if hide else f" (got {got!r})"
+        secret = any(SECRET_KEY.search(str(p)) for p in err["loc"])
+        shown = "" if hide else f" (got {MASK if secret else redact_text(repr(got))})"
         lines.append(f"  {loc}: {msg}{shown}")
     return "\n".join(lines)
 

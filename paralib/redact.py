@@ -1,0 +1,57 @@
+"""Credentials never printed: redaction of secret-like values in configs, errors and logs
+(issue "Reliability", item 6).
+
+A value is secret when its key names a credential (``secret_key``, ``access_key``,
+``password``, ``token``, ``api_key``, ``credentials``, ``private_key``...), and inside any
+text: the user and password of a URL (``s3://AKIA…:secret@host``), AWS access key ids, and
+``key=value`` / ``key: value`` pairs whose key names a credential.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+MASK = "***"
+SECRET_KEY = re.compile(r"(secret|passw(or)?d|token|api[_-]?key|access[_-]?key|credential|"
+                        r"private[_-]?key|session[_-]?key)", re.IGNORECASE)
+# user[:password]@ after a scheme (a password may hold "/"; over-masking a path with "@"
+# after a port is the safe side)
+_URL_USER = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<user>[^/\s:@]+(:[^\s@]*)?)@",
+                       re.IGNORECASE)
+_AWS_ID = re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b")
+_PAIR = re.compile(r"(?P<key>[\w.-]*(secret|passw(?:or)?d|token|api[_-]?key|access[_-]?key|"
+                   r"credential|private[_-]?key)[\w.-]*)(?P<sep>['\"]?\s*[=:]\s*['\"]?)"
+                   r"(?P<value>[^\s'\",}]+)", re.IGNORECASE)
+
+
+def redact_text(text: str) -> str:
+    """``text`` with URL credentials, AWS key ids and ``secret=...`` values masked."""
+    text = _URL_USER.sub(lambda m: f"{m['scheme']}{MASK}@", text)
+    text = _AWS_ID.sub(MASK, text)
+    return _PAIR.sub(lambda m: f"{m['key']}{m['sep']}{MASK}", text)
+
+
+def redact(value: Any, key: str = "") -> Any:
+    """A copy of a config tree (dicts, lists, strings) with every secret value masked."""
+    if isinstance(value, dict):
+        return {k: redact(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v, key) for v in value]
+    if value is not None and key and SECRET_KEY.search(key):
+        return MASK
+    if isinstance(value, str):
+        return redact_text(value)
+    return value
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that masks secrets in every record's message."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = redact_text(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True

@@ -1,0 +1,53 @@
+"""Secrets are never printed: ``paralib config``, config errors and log lines mask them
+(issue "Reliability", item 6)."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+
+from paralib.redact import RedactingFilter, redact, redact_text
+
+KEY_ID, SECRET = "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "paralib", *args], capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+def test_paralib_config_masks_credentials(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"s3:\n  access_key: {KEY_ID}\n  secret_key: {SECRET}\n"
+                   f"  endpoint_url: http://user:{SECRET}@127.0.0.1:9000\n")
+    done = _run("config", "--config", str(cfg))
+    assert done.returncode == 0, done.stderr
+    assert SECRET not in done.stdout and KEY_ID not in done.stdout
+    assert "secret_key: '***'" in done.stdout and "http://***@127.0.0.1:9000" in done.stdout
+    assert "region: us-east-1" in done.stdout   # the rest is printed as it is
+
+
+def test_config_errors_mask_the_secret_they_quote(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"s3:\n  secret_key: [{SECRET}]\n  endpoint_url: ftp://me:{SECRET}@x\n")
+    done = _run("config", "--config", str(cfg))
+    assert done.returncode == 2
+    assert "s3.secret_key" in done.stderr and "s3.endpoint_url" in done.stderr
+    assert SECRET not in done.stderr and SECRET not in done.stdout
+
+
+def test_text_trees_and_log_records():
+    assert redact_text(f"s3://{KEY_ID}:{SECRET}@bucket/x") == "s3://***@bucket/x"
+    assert redact_text(f"failed with aws_secret_access_key={SECRET} here") == \
+        "failed with aws_secret_access_key=*** here"
+    assert redact_text(f"id {KEY_ID}") == "id ***"
+    assert redact_text("s3://bucket/path and key=3") == "s3://bucket/path and key=3"
+    tree = {"s3": {"secret_key": SECRET, "access_key": None, "region": "eu"},
+            "inputs": [{"src": f"https://u:{SECRET}@h/f.gz"}], "api_token": 5}
+    assert redact(tree) == {"s3": {"secret_key": "***", "access_key": None, "region": "eu"},
+                            "inputs": [{"src": "https://***@h/f.gz"}], "api_token": "***"}
+    record = logging.LogRecord("x", logging.ERROR, __file__, 1, "reading %s failed",
+                               (f"s3://{KEY_ID}:{SECRET}@b/k",), None)
+    RedactingFilter().filter(record)
+    assert SECRET not in record.getMessage() and "s3://***@b/k" in record.getMessage()
