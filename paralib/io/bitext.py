@@ -28,6 +28,8 @@ from paralib.io.fs import S3Options, expand_glob, resolve
 from paralib.io.lines import count_lines, iter_lines
 from paralib.io.quality import pair_problem
 
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
 
 class BitextError(ValueError):
     """An input that cannot be read at all (missing file, misaligned pair of files)."""
@@ -102,11 +104,19 @@ def verse_pairs(files: tuple[str, ...], s3: S3Options | None = None
     return a, b, list(a) + [k for k in b if k not in a]
 
 
+def _refuse_utf16(path: str, first_line: bytes) -> None:
+    """A file that starts with a UTF-16 byte-order mark is refused as a whole."""
+    if first_line.startswith(UTF16_BOMS):
+        raise BitextError(f"{path}: starts with a UTF-16 byte-order mark: paralib reads UTF-8 "
+                          "text (convert it, e.g. iconv -f UTF-16 -t UTF-8)")
+
+
 def _count(path: str, s3: S3Options | None, fmt: str, every: int) -> tuple[int, list[int]]:
     if fmt == "parquet":
         fs, inner = resolve(path, s3)
         with fs.open_input_file(inner) as f:
             return pq.ParquetFile(f).metadata.num_rows, []
+    _refuse_utf16(path, next(iter(iter_lines(path, s3)), b""))
     return count_lines(path, s3, every=every)
 
 
@@ -185,7 +195,10 @@ def _lines(spec: ShardSpec, path: str, offset_idx: int, s3: S3Options | None) ->
     else:
         it = iter_lines(path, s3)
         skip = spec.start
+    at_start = not spec.offsets or spec.offsets[offset_idx] == 0
     for j, line in enumerate(it):
+        if j == 0 and at_start:
+            _refuse_utf16(path, line)
         if j < skip:
             continue
         if j - skip >= spec.rows:
@@ -196,10 +209,25 @@ def _lines(spec: ShardSpec, path: str, offset_idx: int, s3: S3Options | None) ->
 def _decode(raw: bytes, what: str, first: bool) -> str:
     if first and raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise _Reject(f"NUL bytes in {what} (byte {nul}): binary data or UTF-16 text, not "
+                      "UTF-8")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _Reject(f"undecodable bytes in {what} (utf-8, byte {exc.start})") from None
+
+
+def _unencodable(fields: dict[str, str]) -> str | None:
+    """The first field holding a lone surrogate (a JSON ``\\ud800`` escape): text that
+    cannot be written as UTF-8."""
+    for name, text in fields.items():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return f"JSON field {name} holds a lone surrogate (character {exc.start}): not text"
+    return None
 
 
 class _Reject(Exception):
@@ -277,7 +305,12 @@ def _raw_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, obj
             if wrong:
                 yield lineno, _Reject(f"JSON field(s) {', '.join(wrong)} not a string")
                 continue
-            yield lineno, (obj[spec.src_field] or "", obj[spec.en_field] or "")
+            pair = (obj[spec.src_field] or "", obj[spec.en_field] or "")
+            bad = _unencodable({spec.src_field: pair[0], spec.en_field: pair[1]})
+            if bad:
+                yield lineno, _Reject(bad)
+                continue
+            yield lineno, pair
 
 
 def _bible_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, object]]:

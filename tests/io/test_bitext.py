@@ -132,3 +132,27 @@ def test_html_unescape_of_tokenised_sample(data_dir):
     rows, _ = read_all([inp], 2000)
     assert "Parliament 's legislative" in rows[0]["ref"]
     assert "&apos;" not in rows[0]["ref"]
+
+
+def test_lone_surrogates_nuls_and_utf16_are_named(tmp_path):
+    """A JSON line with a lone surrogate and a side made of NUL bytes are rejects with their
+    reason (the other rows still write as UTF-8); a UTF-16 file is refused by name."""
+    jl = tmp_path / "a.jsonl"
+    jl.write_text('{"de": "Hallo", "en": "Hello"}\n{"de": "kaputt \\ud800", "en": "broken"}\n'
+                  '{"de": "Baum", "en": "tree"}\n')
+    rows, rej = read_all([InputConfig(corpus="j", src_lang="de", format="jsonl", path=str(jl),
+                                      src_field="de", en_field="en")], 100)
+    assert [r["src"] for r in rows] == ["Hallo", "Baum"]
+    assert [(r["line"], r["reason"]) for r in rej] == [
+        (2, "JSON field de holds a lone surrogate (character 7): not text")]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "out.parquet")  # writes as UTF-8
+
+    inp = text_pair(tmp_path, b"Ein Hund.\n\x00\x00\x00\nGut.\n", b"A dog.\nnothing\nGood.\n")
+    rows, rej = read_all([inp], 100)
+    assert [r["src"] for r in rows] == ["Ein Hund.", "Gut."]
+    assert [r["reason"] for r in rej] == [
+        "NUL bytes in source (byte 0): binary data or UTF-16 text, not UTF-8"]
+
+    utf16 = text_pair(tmp_path, "Ein Hund.\nGut.\n".encode("utf-16"), b"A dog.\nGood.\n")
+    with pytest.raises(BitextError, match=r"x\.de: starts with a UTF-16 byte-order mark"):
+        read_all([utf16], 100)
