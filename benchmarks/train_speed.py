@@ -19,6 +19,8 @@ not vocabulary fitting or the dev score.
   padding), with dropout on every token embedding (``tokens``) or on the mean
   (``sentence``), dense Adam or sparse gradients with SparseAdam (``train.sparse``), and
   with word dropout 0.3 (tokens dropped from the bags) instead of dropout.
+- ``paralib train on Ray Train``: the same trainer behind ``paralib train`` (an embedded
+  Ray with ``--threads`` CPUs, one worker), fed from the Ray Data shard.
 - ``st mnrl`` / ``st megabatch``: :mod:`st_peer` (WordPiece 20,000, dim 300, lr 0.01).
 
     python benchmarks/train_speed.py [--pairs 100000] [--threads 2] [--skip-before]
@@ -103,6 +105,24 @@ def worker(spec: dict) -> dict:
             "stsb_dev": dev_scores(model, load_dev("stsb-dev"))["dev_pearson"]}
 
 
+def ray_worker(spec: dict) -> dict:
+    """One epoch of ``paralib train`` (Ray Train, one worker with ``threads`` CPUs): the rate
+    of its training history (the epoch loop, reading the Ray Data shard included)."""
+    from paralib.config import Config
+    from paralib.train.run import train
+
+    tree = spec["config"]
+    out = Path(tempfile.mkdtemp(prefix="paralib-train-speed-ray-"))
+    tree["train"].update({"epochs": 1, "workers": 1, "cpus_per_worker": spec["threads"],
+                          "output": str(out / "model"), "storage_path": str(out / "runs"),
+                          "name": "speed"})
+    tree["ray"] = {"num_cpus": spec["threads"]}
+    summary = train(Config.model_validate(tree), progress=False)
+    epoch = summary["history"][0]
+    return {"pairs": epoch["pairs"], "seconds": epoch["seconds"],
+            "pairs_per_s": epoch["pairs_per_s"], "stsb_dev": epoch["dev_pearson"]}
+
+
 def st_worker(spec: dict) -> dict:
     import pandas as pd
     import torch
@@ -168,7 +188,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.worker:
         spec = json.loads(args.worker)
-        print(json.dumps(st_worker(spec) if spec.get("st") else worker(spec)))
+        run_one = st_worker if spec.get("st") else ray_worker if spec.get("ray") else worker
+        print(json.dumps(run_one(spec)))
         return
     tmp = Path(tempfile.mkdtemp(prefix="paralib-train-speed-"))
     path = tmp / "pairs.parquet"
@@ -187,6 +208,8 @@ def main() -> None:
                          {"config": train_config(str(path), on, sparse)}))
     settings.append(("after (word dropout 0.3, dense)", ROOT,
                      {"config": train_config(str(path), "sentence", False, 0.3)}))
+    settings.append(("paralib train on Ray Train (word dropout 0.3)", ROOT,
+                     {"ray": True, "config": train_config(str(path), "sentence", False, 0.3)}))
     for loss in ("mnrl", "megabatch"):
         settings.append((f"st StaticEmbedding {loss}", ROOT,
                          {"st": True, "loss": loss, "path": str(path)}))

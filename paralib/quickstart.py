@@ -47,7 +47,7 @@ def shipped_model() -> Path:
 def results_table(ev: dict) -> str:
     """Per-year STS means, their mean and STS Benchmark (Pearson x100) of every model."""
     years = ["2012", "2013", "2014", "2015", "2016"]
-    head = (f"{'model':<16}" + "".join(f"{y:>7}" for y in years)
+    head = (f"{'model':<22}" + "".join(f"{y:>7}" for y in years)
             + f"{'all':>7}{'B dev':>7}{'B test':>7}")
     rows = [head]
     for name in ev["models"]:
@@ -56,7 +56,7 @@ def results_table(ev: dict) -> str:
         cells = [sts.get("years", {}).get(y, {}).get("pearson") for y in years]
         cells += [sts.get("all", {}).get("pearson")]
         cells += [stsb.get(s, {}).get("pearson") for s in ("dev", "test")]
-        rows.append(f"{name:<16}" + "".join(f"{c:7.1f}" if c is not None else f"{'-':>7}"
+        rows.append(f"{name:<22}" + "".join(f"{c:7.1f}" if c is not None else f"{'-':>7}"
                                             for c in cells))
     return "\n".join(rows)
 

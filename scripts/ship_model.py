@@ -8,8 +8,7 @@ time and machine training took, and its row beside the peers of
 then ship again to refresh the card).
 
     python scripts/ship_model.py output/models/paralib-en paralib-en \\
-        --command "paralib decontaminate --config configs/bitext-all.yaml && \\
-                   paralib train --config configs/paralib-en.yaml"
+        --config configs/paralib-en.yaml
 """
 
 from __future__ import annotations
@@ -55,8 +54,30 @@ def peers_table(quality: Path, name: str) -> str:
     return "\n".join(lines) + "\n\n" + notes
 
 
-def card(name: str, config: dict, summary: dict, command: str, quality: Path) -> str:
-    info = config.get("info", {})
+def corpus_removals(train_config: Path) -> dict[str, int]:
+    """Pairs each evaluation set removed from the ``corpus`` sources of ``train_config`` when
+    ``paralib decontaminate`` made them (their ``_summary.json`` reasons)."""
+    from paralib.config import load_config
+
+    counts: dict[str, int] = {}
+    for src in load_config(train_config).train.sources:
+        summary = Path(src.path or "") / "_summary.json"
+        if src.kind != "corpus" or not summary.is_file():
+            continue
+        for reason, n in json.loads(summary.read_text())["reasons"].items():
+            if reason.startswith("contaminated: "):
+                evalset = reason.split(": ", 1)[1].split(" ")[0]
+                counts[evalset] = counts.get(evalset, 0) + n
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def card(name: str, config: dict, summary: dict, train_config: Path, quality: Path) -> str:
+    from paralib.config import load_config
+
+    sources = sorted({s.kind for s in load_config(train_config).train.sources})
+    command = ("paralib decontaminate --config configs/bitext-all.yaml && "
+               if "corpus" in sources else "") + f"paralib train --config {train_config}"
+    earlier = corpus_removals(train_config)
     langs = summary.get("languages") or config.get("languages", ["en"])
     history = summary.get("history", [])
     seconds = sum(h.get("seconds", 0) for h in history)
@@ -67,7 +88,6 @@ def card(name: str, config: dict, summary: dict, command: str, quality: Path) ->
     parts = ", ".join(f"{p.get('encoder')}({p.get('tokens')}, vocabulary "
                       f"{p.get('vocab_size'):,}, dim {p.get('dim')})"
                       for p in config["model"]["parts"])
-    sources = sorted({s for s in LICENCES if s in json.dumps(info) or s in command})
     front = ["---", "language:", *[f"- {lang}" for lang in langs], "license: other",
              "license_name: training-data-terms", "library_name: paralib",
              "tags:", "- sentence-similarity", "- paraphrastic-embeddings",
@@ -86,13 +106,16 @@ def card(name: str, config: dict, summary: dict, command: str, quality: Path) ->
         f"- pairs: {summary.get('pairs', 0):,} ({summary.get('rejected', 0):,} rejected); "
         f"best epoch {summary.get('best_epoch')} of {len(history)} on "
         f"{summary.get('dev')} (Pearson x100 {summary.get('dev_pearson', math.nan):.2f})",
-        f"- decontamination (pairs sharing a side with an evaluation set, removed): "
-        f"{removed_text}",
+        "- decontamination (pairs sharing a side with an evaluation set, removed): by "
+        "`paralib decontaminate` from the corpus: "
+        + (", ".join(f"{k} {v:,}" for k, v in earlier.items()) or "none") +
+        f"; by `paralib train` from the other sources (the captions): {removed_text}",
         f"- reproduce from `../shared/data`: `{command}`",
         f"- took {seconds / 60:.1f} minutes of training ({rate:,.0f} pairs/s) with "
         f"{summary.get('workers', 1)} Ray Train worker(s), gpu {summary.get('gpu')}, on "
         f"{platform.machine()} with 2 CPU cores",
-        f"- data terms: {'; '.join(LICENCES[s] for s in sources) or 'see ../shared/data'}",
+        "- data terms: " + ("; ".join(LICENCES[s] for s in sources if s in LICENCES)
+                            or "see ../shared/data/README.md"),
         "- weights: float32 (`model.safetensors`)", "",
         "## Scores beside its peers", "",
         "Pearson's r x 100 (`python benchmarks/quality.py`, one run, the same sentences):", "",
@@ -104,7 +127,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folder")
     ap.add_argument("name")
-    ap.add_argument("--command", required=True)
+    ap.add_argument("--config", required=True, help="the training config (the card's "
+                    "command and sources)")
     ap.add_argument("--quality", default=str(ROOT / "benchmarks/results/quality.json"))
     args = ap.parse_args()
     src = Path(args.folder)
@@ -123,7 +147,7 @@ def main() -> None:
             shutil.copy2(path, tmp / item)
     config = json.loads((src / "config.json").read_text())
     summary = json.loads((src / "training.json").read_text())
-    (tmp / "README.md").write_text(card(args.name, config, summary, args.command,
+    (tmp / "README.md").write_text(card(args.name, config, summary, Path(args.config),
                                         Path(args.quality)), encoding="utf-8")
     if dst.exists():
         shutil.rmtree(dst)

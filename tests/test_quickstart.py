@@ -45,6 +45,7 @@ def test_quickstart_on_a_slice(ray_session, tiny_mt, m30k, tmp_path, capsys):
     assert "selected 40 pairs" in out
     assert "STS Benchmark Pearson x100 of the quickstart model: dev" in out
     assert "random-trigram" in out and "glove" in out  # the baselines' rows
+    assert "paralib-en (shipped)" in out  # the shipped encoder beside the new one
     for name in ("backtranslate/_summary.json", "score/_summary.json", "lm/lms.json",
                  "classifier/metrics.json", "select/pairs.parquet", "select/selection.json",
                  "analysis/report.html", "analysis/report.json", "model/model.safetensors",

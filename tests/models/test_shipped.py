@@ -1,0 +1,26 @@
+"""The shipped encoders in ``models/``: they load with ``paralib.load`` and encode as their
+cards say (issue "A paraphrastic encoder worth downloading", item 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import paralib
+from paralib.paths import models_root
+
+
+def test_paralib_en_loads_and_ranks_paraphrases_first():
+    model = paralib.load(models_root() / "paralib-en")
+    vecs = model.encode(["A man is playing a guitar.", "Someone plays the guitar.",
+                         "The stock market fell sharply today.", ""], normalize=True)
+    assert vecs.shape == (4, model.dim) and vecs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vecs[:3], axis=1), 1, atol=1e-5)
+    assert not vecs[3].any()  # an empty sentence is the zero vector
+    sims = vecs[:3] @ vecs[:3].T
+    assert sims[0, 1] > sims[0, 2] + 0.2
+    # cross-lingual: a German translation is nearer than an unrelated English sentence
+    de = model.encode(["Ein Mann spielt Gitarre."], normalize=True, lang="de")[0]
+    assert de @ vecs[0] > vecs[2] @ vecs[0]
+    assert {"en", "de", "fr", "es", "ru"} <= set(model.languages)
+    card = (models_root() / "paralib-en" / "README.md").read_text()
+    assert card.startswith("---\nlanguage:") and "paralib train --config" in card
