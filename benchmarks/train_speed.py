@@ -214,11 +214,16 @@ def main() -> None:
         settings.append((f"st StaticEmbedding {loss}", ROOT,
                          {"st": True, "loss": loss, "path": str(path)}))
     rows = []
-    for name, tree, spec in settings:
-        result = run({**spec, "name": name, "threads": args.threads}, tree)
-        rows.append({"setting": name, **result})
-        print(f"{name}: {result['pairs_per_s']:,.0f} pairs/s, STSB dev "
-              f"{result['stsb_dev']:.1f}", flush=True)
+    try:
+        for name, tree, spec in settings:
+            result = run({**spec, "name": name, "threads": args.threads}, tree)
+            rows.append({"setting": name, **result})
+            print(f"{name}: {result['pairs_per_s']:,.0f} pairs/s, STSB dev "
+                  f"{result['stsb_dev']:.1f}", flush=True)
+    finally:
+        if (tmp / "before").exists():   # the worktree this run added, and only it
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
+                            str(tmp / "before")], check=False, capture_output=True)
     print(table([{"setting": r["setting"], "pairs": r["pairs"],
                   "pairs/s": f"{r['pairs_per_s']:,.0f}", "STSB dev": f"{r['stsb_dev']:.1f}"}
                  for r in rows], ["setting", "pairs", "pairs/s", "STSB dev"]))
