@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("train", help="train a paraphrastic encoder with Ray Train")
     _config_args(p)
+    p.add_argument("--fresh", action="store_true", help="start the run of train.name over "
+                   "instead of resuming it (deletes that run folder, which paralib made)")
 
     p = sub.add_parser("encode", help="embed a text file (one sentence per line) to .npy")
     p.add_argument("--model", required=True, help="trained model folder")
@@ -173,7 +175,7 @@ def run(args) -> int:
     if args.command == "train":
         from paralib.train.run import train
 
-        summary = train(_load(args), progress=progress)
+        summary = train(_load(args), progress=progress, fresh=args.fresh)
         print(json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=2))
         return 0
     if args.command == "evaluate":
@@ -234,13 +236,14 @@ def main(argv: list[str] | None = None) -> int:
     from paralib.models.errors import ModelFolderError, ModelLoadError
     from paralib.mt.convert import ConversionError
     from paralib.select.steps import SelectError
+    from paralib.train.identity import RunIdentityError
     from paralib.train.sources import SourceError
 
     try:
         return run(args)
     except (ConfigError, BitextError, ConversionError, DataNotFoundError, ScorerError,
             SelectError, FileNotFoundError, ModelLoadError, ModelFolderError, SourceError,
-            ClusterAddressError) as exc:
+            RunIdentityError, ClusterAddressError) as exc:
         from paralib.redact import redact_text
 
         print(f"paralib: error: {redact_text(str(exc))}", file=sys.stderr)

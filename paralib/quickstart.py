@@ -103,7 +103,7 @@ def quickstart(cfg: Config, progress: bool = True) -> dict:
     report = run_analyze(cfg.analyze, s3)
 
     _step(6, "training an SP encoder on the selected pairs with Ray Train")
-    trained = train(cfg, progress=progress)
+    trained = train(cfg, progress=progress, fresh=True)  # a demo: it trains anew each run
     removed = trained["decontaminated"]
     print(f"trained on {trained['pairs']} pairs ({trained['rejected']} rejected); "
           "decontaminated against every evaluation set: "

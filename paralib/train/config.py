@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from paralib.models.config import ModelConfig
 from paralib.schema import ExpandedPath, Strict
@@ -103,6 +103,14 @@ class TrainConfig(Strict):
     # Remove pairs that share a side with an evaluation set before training (issue "Bitext at
     # scale"); false trains on the sources as they are, and the model card says so.
     decontaminate: bool = True
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_a_folder_name(cls, name: str) -> str:
+        if set(name) == {"."}:
+            raise ValueError(f"train.name {name!r} is not a folder name: it would write "
+                             "outside train.storage_path")
+        return name
     # Never mine a negative from a pair of the anchor's group (same normalised side, same
     # Bible verse, same image; issue "A paraphrastic encoder worth downloading", item 1).
     group_negatives: bool = True

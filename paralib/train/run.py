@@ -18,6 +18,7 @@ from paralib.models.folder import check_replaceable, replace_with
 from paralib.models.model import fit_tokenizers
 from paralib.runtime import init_ray
 from paralib.train.batches import all_unknown, token_columns
+from paralib.train.identity import check_run
 from paralib.train.loop import train_loop
 from paralib.train.report import write_report
 from paralib.train.sources import SourceError, decontamination_counts, load_sources
@@ -85,8 +86,12 @@ def _last_info(checkpoint) -> dict:
         return json.loads(f.read())["info"]
 
 
-def train(cfg: Config, progress: bool = True, callbacks: list | None = None) -> dict:
+def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
+          fresh: bool = False) -> dict:
     """Train the configured encoder; returns the summary written to ``training.json``.
+
+    A run of the same ``train.name`` resumes from its latest checkpoint when its config is
+    the same (:mod:`paralib.train.identity`); ``fresh`` starts it over.
 
     ``callbacks`` go to the trainer's ``RunConfig`` (e.g. Ray Tune's ``TuneReportCallback``,
     which forwards every epoch's ``ray.train.report`` metrics to the enclosing Tune trial).
@@ -109,6 +114,7 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None) -> 
     log.info("training on %d pairs (%d rejected), %d worker(s), gpu=%s", len(data),
              len(rejects), tcfg.workers, use_gpu)
     storage, storage_filesystem = _storage(tcfg.storage_path), None
+    check_run(tcfg, fs.join(storage, tcfg.name), cfg.s3.options(), fresh)
     if fs.is_s3(storage):
         storage_filesystem, storage = fs.resolve(storage, cfg.s3.options())
     trainer = TorchTrainer(

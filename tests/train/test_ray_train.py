@@ -105,3 +105,31 @@ def test_a_planted_checkpoint_is_refused_and_runs_nothing(tmp_path):
                 "history": [{"epoch": 1, "dev_pearson": 70.5, "collapsed": False}]},
                tmp_path / "good.pt")
     assert read_state(tmp_path / "good.pt")["history"][0]["dev_pearson"] == 70.5
+
+
+def test_a_reused_name_with_another_config_is_refused(tmp_path):
+    """``train.name`` reused with a different model: refused before training, naming the
+    keys that differ; the same config records nothing new; ``fresh`` starts over; a folder
+    paralib train did not make is never deleted."""
+    from paralib.train.config import TrainConfig
+    from paralib.train.identity import IDENTITY, RunIdentityError, check_run
+
+    run = str(tmp_path / "runs" / "sp")
+    first = TrainConfig(name="sp", model={"parts": [{"name": "sp", "dim": 300}]})
+    check_run(first, run)
+    check_run(first.model_copy(update={"epochs": 20}), run)   # more epochs: resumes
+    other = TrainConfig(name="sp", model={"parts": [{"name": "sp", "dim": 64}]})
+    with pytest.raises(RunIdentityError, match=r"model\.parts\.0\.dim: 300 -> 64.*--fresh"):
+        check_run(other, run)
+    (tmp_path / "runs" / "sp" / "checkpoint_1").mkdir()
+    check_run(other, run, fresh=True)                         # starts over
+    assert not (tmp_path / "runs" / "sp" / "checkpoint_1").exists()
+    check_run(other, run)
+    foreign = tmp_path / "runs" / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep")
+    with pytest.raises(RunIdentityError, match=f"no {IDENTITY}"):
+        check_run(other, str(foreign), fresh=True)
+    assert (foreign / "notes.txt").read_text() == "keep"
+    with pytest.raises(ValueError, match="not a folder name"):
+        TrainConfig(name="..")
