@@ -9,7 +9,8 @@ Recurrent encoders get the padded form (:meth:`Bags.padded`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,12 +30,14 @@ class Bags:
     def from_lists(cls, seqs: Sequence[Sequence[int]], max_tokens: int | None = None) -> Bags:
         """Bags of id lists, each cut to its first ``max_tokens`` ids."""
         lengths = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
-        if max_tokens is not None and len(seqs) and int(lengths.max()) > max_tokens:
-            seqs = [s[:max_tokens] for s in seqs]
+        kept: Iterable[Sequence[int]] = seqs
+        if max_tokens is not None:
             np.minimum(lengths, max_tokens, out=lengths)
+            kept = (s if len(s) <= max_tokens else s[:max_tokens] for s in seqs)
         offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        ids = np.fromiter((t for s in seqs for t in s), dtype=np.int64, count=int(offsets[-1]))
+        ids = np.fromiter(itertools.chain.from_iterable(kept), dtype=np.int64,
+                          count=int(offsets[-1]))
         return cls(ids, offsets)
 
     @classmethod
@@ -122,7 +125,8 @@ class Bags:
                 torch.from_numpy(self.offsets[:-1].copy()).to(device))
 
     def padded(self, device: torch.device | str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
-        """Right-padded ``(B, T)`` ids and ``(B,)`` lengths (for the recurrent encoders)."""
+        """Right-padded ``(B, T)`` ids and ``(B,)`` lengths (the recurrent encoders, and every
+        encoder outside training): all ids go into the matrix in one masked assignment."""
         lengths = self.lengths
         width = max(int(lengths.max(initial=0)), 1)
         ids = np.full((len(self), width), PAD, dtype=np.int64)

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import itertools
-import numpy as np
 import torch
 from torch import nn
 
@@ -12,22 +10,13 @@ from paralib.models.bags import Bags
 from paralib.models.config import ModelConfig
 from paralib.models.encoders import ENCODERS, Encoder
 from paralib.models.init import init_embedding
-from paralib.models.tokenizers import PAD, Tokenizer, build_tokenizer
+from paralib.models.tokenizers import Tokenizer, build_tokenizer
+
 
 def pad_ids(seqs: list[list[int]], max_tokens: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Right-pad id lists (truncated to ``max_tokens``) into ``(B, T)`` ids and ``(B,)`` lengths.
-
-    All ids go into the padded matrix in one masked assignment (no per-row copy)."""
-    lengths = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
-    np.minimum(lengths, max_tokens, out=lengths)
-    width = max(int(lengths.max(initial=0)), 1)
-    ids = np.full((len(seqs), width), PAD, dtype=np.int64)
-    total = int(lengths.sum())
-    if total:
-        kept = (s if len(s) <= max_tokens else s[:max_tokens] for s in seqs)
-        ids[np.arange(width) < lengths[:, None]] = np.fromiter(
-            itertools.chain.from_iterable(kept), dtype=np.int64, count=total)
-    return torch.from_numpy(ids), torch.from_numpy(lengths)
+    """Right-pad id lists (truncated to ``max_tokens``) into ``(B, T)`` ids and ``(B,)`` lengths
+    (:meth:`Bags.padded`)."""
+    return Bags.from_lists(seqs, max_tokens).padded()
 
 
 def fit_tokenizers(config: ModelConfig, texts: list[str]) -> list[Tokenizer]:

@@ -49,14 +49,13 @@ class AverageEncoder(Encoder):
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         if self._noisy() and self.dropout_on == "tokens":
             return masked_mean(self.dropout(self.embedding(ids)), lengths)
-        if self._noisy():
-            return self.dropout(F.embedding_bag(ids, self.embedding.weight, mode="mean",
-                                                padding_idx=PAD))
         weight = self.embedding.weight
         if torch.is_grad_enabled() and weight.requires_grad:
-            return F.embedding_bag(ids, weight, mode="mean", padding_idx=PAD)
-        flat, offsets = bags(ids)
-        return F.embedding_bag(flat, weight, offsets, mode="mean")
+            mean = F.embedding_bag(ids, weight, mode="mean", padding_idx=PAD)
+        else:
+            flat, offsets = bags(ids)
+            mean = F.embedding_bag(flat, weight, offsets, mode="mean")
+        return self.dropout(mean) if self._noisy() else mean
 
     def forward_bags(self, bags: Bags) -> torch.Tensor:
         """The mean over each bag without any padding: one ``embedding_bag`` (sparse gradient

@@ -16,7 +16,6 @@ from pathlib import Path
 from paralib.models.tokenizers.base import TokenizerError, VocabTokenizer, register
 from paralib.text import tokenize
 
-
 SEGMENTATION = "morfessor.segmentation.txt"
 
 
