@@ -14,15 +14,16 @@ import re
 from typing import Any
 
 MASK = "***"
-SECRET_KEY = re.compile(r"(secret|passw(or)?d|token|api[_-]?key|access[_-]?key|credential|"
-                        r"private[_-]?key|session[_-]?key)", re.IGNORECASE)
+# the words that name a credential, in a config key or before "=" / ":" in a text
+_WORDS = (r"secret|passw(?:or)?d|token|api[_-]?key|access[_-]?key|credential|private[_-]?key|"
+          r"session[_-]?key")
+SECRET_KEY = re.compile(f"({_WORDS})", re.IGNORECASE)
 # user[:password]@ after a scheme (a password may hold "/"; over-masking a path with "@"
 # after a port is the safe side)
 _URL_USER = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<user>[^/\s:@]+(:[^\s@]*)?)@",
                        re.IGNORECASE)
 _AWS_ID = re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b")
-_PAIR = re.compile(r"(?P<key>[\w.-]*(secret|passw(?:or)?d|token|api[_-]?key|access[_-]?key|"
-                   r"credential|private[_-]?key)[\w.-]*)(?P<sep>['\"]?\s*[=:]\s*['\"]?)"
+_PAIR = re.compile(rf"(?P<key>[\w.-]*(?:{_WORDS})[\w.-]*)(?P<sep>['\"]?\s*[=:]\s*['\"]?)"
                    r"(?P<value>[^\s'\",}]+)", re.IGNORECASE)
 
 
