@@ -89,7 +89,9 @@ def _fit(cfg: Config, model: ParaphraseModel, prepared: Prepared, bilingual: boo
     history: list[dict] = []
     for epoch in range(tcfg.epochs):
         t0 = time.perf_counter()
-        order = data.sample(frac=1.0, random_state=tcfg.seed + epoch).index.to_numpy()
+        # the row order pandas would give the whole frame, without copying it
+        order = data.index.to_series().sample(frac=1.0,
+                                              random_state=tcfg.seed + epoch).to_numpy()
         chunks = [table.take(order[i:i + tcfg.batch_size])
                   for i in range(0, len(order), tcfg.batch_size)]
         pairs, losses = trainer.train_epoch(chunks)

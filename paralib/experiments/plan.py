@@ -161,6 +161,13 @@ def _key_config(exp: Experiment, name: str, size: str, folder: Path, out: Path,
                                             params, resolve=False))
 
 
+def _drop_defaults(section: dict[str, Any], defaults: dict[str, Any]) -> None:
+    """Remove the keys of ``section`` that hold the value ``defaults`` gives them."""
+    for key, default in defaults.items():
+        if key in section and section[key] == default:
+            section.pop(key)
+
+
 def config_for_key(cfg: Any) -> dict[str, Any]:
     """``cfg`` as the JSON a run's fingerprint covers: :data:`NOT_IN_KEY` left out, and paths
     under the checkout's ``models/`` or the data root written as ``{models}/`` and ``{data}/``
@@ -171,16 +178,10 @@ def config_for_key(cfg: Any) -> dict[str, Any]:
             tree.get(section, {}).pop(key, None)
     tree.pop("decontaminate", None)
     train = tree.get("train", {})
-    for key, default in TRAIN_NEW_DEFAULTS.items():
-        if train.get(key) == default:
-            train.pop(key)
+    _drop_defaults(train, TRAIN_NEW_DEFAULTS)
     for part in train.get("model", {}).get("parts", []):
-        for key, default in PART_NEW_DEFAULTS.items():
-            if part.get(key) == default:
-                part.pop(key)
-    for key, default in BITEXT_NEW_DEFAULTS.items():
-        if tree.get("bitext", {}).get(key) == default:
-            tree["bitext"].pop(key)
+        _drop_defaults(part, PART_NEW_DEFAULTS)
+    _drop_defaults(tree.get("bitext", {}), BITEXT_NEW_DEFAULTS)
     for section in ("bitext", "pivot", "paraphrase", "mt"):
         for inp in tree.get(section, {}).get("inputs", []):
             for key in INPUT_NEW_KEYS:

