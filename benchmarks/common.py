@@ -115,3 +115,33 @@ def write_json(name: str, payload: dict) -> Path:
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps(payload, indent=2))
     return path
+
+
+def sample_pairs(corpus: Path, n: int, out: Path) -> Path:
+    """``n`` pairs (all, when fewer) drawn with seed 0 from a ``paralib decontaminate``
+    output folder or a Parquet file of its columns (``ref``, ``src``, ``src_lang``, ``group``),
+    written to ``out``."""
+    import numpy as np
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    source = corpus / "data" if corpus.is_dir() else corpus
+    if not source.exists():
+        raise SystemExit(f"{corpus} is not a paralib decontaminate output; make it with "
+                         "`paralib decontaminate --config configs/bitext-all.yaml`")
+    whole = ds.dataset(source, format="parquet").to_table(
+        columns=["ref", "src", "src_lang", "group"])
+    idx = np.sort(np.random.default_rng(0).choice(whole.num_rows, min(n, whole.num_rows),
+                                                  replace=False))
+    pq.write_table(whole.take(idx), out)
+    return out
+
+
+def stsb_dev(model) -> float:
+    """STS Benchmark dev Pearson's r x 100 of a model with ``encode(sentences)``."""
+    from paralib.evaluate.encoders import unit_rows
+    from paralib.train.dev import load_dev, pearson
+
+    dev = load_dev("stsb-dev")
+    a, b = unit_rows(model.encode(dev.a)), unit_rows(model.encode(dev.b))
+    return pearson((a * b).sum(1), dev.gold)

@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import RESULTS, machine  # noqa: E402
+from common import RESULTS, machine, sample_pairs, stsb_dev  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TATOEBA_LANGS = ("de", "fr", "es", "ru")
@@ -77,19 +77,6 @@ class Model2VecEncoder:
                           dtype=np.float32)
 
 
-class STEncoder:
-    """A sentence-transformers model as a paralib evaluation encoder."""
-
-    def __init__(self, model, languages: tuple[str, ...]):
-        self.model, self.languages = model, languages
-
-    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False,
-               lang: str | None = None):
-        return self.model.encode(list(sentences), batch_size=batch_size,
-                                 normalize_embeddings=normalize, convert_to_numpy=True,
-                                 show_progress_bar=False)
-
-
 def make_m2v_env(folder: Path) -> Path:
     """A virtual environment with model2vec 0.10.0's distillation (``transformers<5.4``)."""
     python = folder / "bin" / "python"
@@ -114,25 +101,6 @@ def distill_model2vec(python: str, out: Path) -> tuple[str, float]:
     return done.stdout.strip().splitlines()[-1], time.perf_counter() - t0
 
 
-def peer_pairs(corpus: Path, n: int, out: Path) -> Path:
-    """``n`` pairs drawn with seed 0 from a ``paralib decontaminate`` output folder or a
-    Parquet file of its columns (``ref``, ``src``, ``src_lang``, ``group``)."""
-    import numpy as np
-    import pyarrow.dataset as ds
-    import pyarrow.parquet as pq
-
-    source = corpus / "data" if corpus.is_dir() else corpus
-    if not source.exists():
-        raise SystemExit(f"{corpus} is not a paralib decontaminate output; make it with "
-                         "`paralib decontaminate --config configs/bitext-all.yaml`")
-    whole = ds.dataset(source, format="parquet").to_table(
-        columns=["ref", "src", "src_lang", "group"])
-    idx = np.sort(np.random.default_rng(0).choice(whole.num_rows, min(n, whole.num_rows),
-                                                  replace=False))
-    pq.write_table(whole.take(idx), out)
-    return out
-
-
 def train_paralib(pairs: Path, epochs: int, out: Path, vocab: int) -> Path:
     """paralib's trainer (the shipped recipe) on ``pairs``, in this process."""
     from paralib.config import Config
@@ -147,12 +115,13 @@ def train_paralib(pairs: Path, epochs: int, out: Path, vocab: int) -> Path:
     return out
 
 
-def train_st_peers(pairs: Path, epochs: int, lrs: list[float], dev) -> dict[str, dict]:
+def train_st_peers(pairs: Path, epochs: int, lrs: list[float]) -> dict[str, dict]:
     """Both sentence-transformers peers at every learning rate; the best of each on STSB
     dev (its model, learning rate, dev score, and the scores of every rate)."""
-    import numpy as np
     import pandas as pd
     from st_peer import train_static
+
+    from paralib.evaluate.encoders import SentenceTransformerEncoder
 
     data = pd.read_parquet(pairs)
     langs = tuple(sorted({"en", *data["src_lang"].unique()}))
@@ -162,14 +131,10 @@ def train_st_peers(pairs: Path, epochs: int, lrs: list[float], dev) -> dict[str,
         for lr in lrs:
             model, rate = train_static(data["ref"].tolist(), data["src"].tolist(), loss=loss,
                                        lr=lr, epochs=epochs)
-            a, b = model.encode(dev.a), model.encode(dev.b)
-            cos = (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
-                                    + 1e-9)
-            score = 100 * float(np.corrcoef(cos, dev.gold)[0, 1])
-            grid[lr] = score
+            score = grid[lr] = stsb_dev(model)
             if loss not in best or score > best[loss]["dev"]:
-                best[loss] = {"model": STEncoder(model, langs), "lr": lr, "dev": score,
-                              "pairs_per_s": rate}
+                best[loss] = {"model": SentenceTransformerEncoder(model, langs), "lr": lr,
+                              "dev": score, "pairs_per_s": rate}
         best[loss]["grid"] = grid
     return best
 
@@ -271,7 +236,6 @@ def main(argv: list[str] | None = None) -> None:
     from paralib.evaluate.encoders import load_model_folder, make_baseline
     from paralib.evaluate.run import evaluate
     from paralib.paths import data_root
-    from paralib.train.dev import load_dev
 
     settings = Settings(data=data_root(), speed_sentences=args.speed_sentences)
     tmp = Path(tempfile.mkdtemp(prefix="paralib-quality-"))
@@ -295,7 +259,7 @@ def main(argv: list[str] | None = None) -> None:
         models["model2vec"] = Model2VecEncoder(str(tmp / "m2v"))
         notes["model2vec"] = (f"model2vec {version} distill(all-MiniLM-L6-v2, pca_dims=256), "
                               f"{seconds:.0f} s")
-    pairs = peer_pairs(Path(args.pairs_from), args.peer_pairs, tmp / "pairs.parquet")
+    pairs = sample_pairs(Path(args.pairs_from), args.peer_pairs, tmp / "pairs.parquet")
     if "same-pairs" not in skip:
         folder = train_paralib(pairs, args.peer_epochs, tmp / "same-pairs", vocab)
         models["paralib (same pairs)"] = load_model_folder(folder, "paralib (same pairs)")
@@ -303,8 +267,7 @@ def main(argv: list[str] | None = None) -> None:
                                          f"pairs, {args.peer_epochs} epoch(s)")
     if "st" not in skip:
         lrs = [float(x) for x in args.st_lrs.split(",")]
-        for loss, best in train_st_peers(pairs, args.peer_epochs, lrs,
-                                         load_dev("stsb-dev")).items():
+        for loss, best in train_st_peers(pairs, args.peer_epochs, lrs).items():
             name = f"st-static {loss}"
             models[name] = best["model"]
             title = ("MultipleNegativesRankingLoss" if loss == "mnrl"

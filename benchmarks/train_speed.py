@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
+from common import machine, sample_pairs, stsb_dev, table, write_json  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BEFORE = "88f5677"
@@ -128,20 +128,11 @@ def st_worker(spec: dict) -> dict:
     import torch
     from st_peer import train_static
 
-    from paralib.train.dev import load_dev
-
     torch.set_num_threads(spec["threads"])
     data = pd.read_parquet(spec["path"])
     model, rate = train_static(data["ref"].tolist(), data["src"].tolist(), loss=spec["loss"],
                                lr=0.01)
-    dev = load_dev("stsb-dev")
-    a, b = model.encode(dev.a), model.encode(dev.b)
-    import numpy as np
-    from scipy.stats import pearsonr
-
-    cos = (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1) + 1e-9)
-    return {"pairs": len(data), "pairs_per_s": rate,
-            "stsb_dev": 100 * float(pearsonr(cos, dev.gold)[0])}
+    return {"pairs": len(data), "pairs_per_s": rate, "stsb_dev": stsb_dev(model)}
 
 
 def run(spec: dict, pythonpath: Path) -> dict:
@@ -152,21 +143,6 @@ def run(spec: dict, pythonpath: Path) -> dict:
     if out.returncode:
         raise RuntimeError(f"{spec['name']} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def sample(data: Path, pairs: int, out: Path) -> None:
-    import numpy as np
-    import pyarrow.dataset as ds
-    import pyarrow.parquet as pq
-
-    parts = data / "data"
-    if not parts.is_dir():
-        raise SystemExit(f"{data} is not a paralib decontaminate output; make it with "
-                         "`paralib decontaminate --config configs/bitext-all.yaml`")
-    whole = ds.dataset(parts, format="parquet").to_table(
-        columns=["ref", "src", "src_lang", "group"])
-    idx = np.sort(np.random.default_rng(0).choice(whole.num_rows, pairs, replace=False))
-    pq.write_table(whole.take(idx), out)
 
 
 def before_tree(ref: str, where: Path) -> Path:
@@ -193,7 +169,7 @@ def main() -> None:
         return
     tmp = Path(tempfile.mkdtemp(prefix="paralib-train-speed-"))
     path = tmp / "pairs.parquet"
-    sample(Path(args.data), args.pairs, path)
+    sample_pairs(Path(args.data), args.pairs, path)
     import pyarrow.parquet as pq
 
     few = tmp / "pairs-before.parquet"

