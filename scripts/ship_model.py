@@ -18,7 +18,10 @@ import json
 import math
 import platform
 import shutil
+import tempfile
 from pathlib import Path
+
+from paralib.models.folder import check_replaceable, replace_with
 
 ROOT = Path(__file__).resolve().parent.parent
 KEEP = ("config.json", "model.safetensors", "tokenizers", "training.json", "training.md",
@@ -133,12 +136,8 @@ def main() -> None:
     args = ap.parse_args()
     src = Path(args.folder)
     dst = ROOT / "models" / args.name
-    if dst.exists() and not (dst / "config.json").is_file():
-        raise SystemExit(f"{dst} exists and is not a paralib model folder; not replacing it")
-    tmp = dst.with_name(dst.name + ".new")
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
+    check_replaceable(dst)  # only a model folder paralib made is replaced
+    tmp = Path(tempfile.mkdtemp(dir=dst.parent, prefix=".paralib-"))
     for item in KEEP:
         path = src / item
         if path.is_dir():
@@ -149,9 +148,7 @@ def main() -> None:
     summary = json.loads((src / "training.json").read_text())
     (tmp / "README.md").write_text(card(args.name, config, summary, Path(args.config),
                                         Path(args.quality)), encoding="utf-8")
-    if dst.exists():
-        shutil.rmtree(dst)
-    tmp.rename(dst)
+    replace_with(tmp, dst)
     print(f"shipped {dst}")
 
 
