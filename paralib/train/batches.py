@@ -34,9 +34,9 @@ def token_columns(data: pd.DataFrame, config: ModelConfig, tokenizers: list[Toke
     """``ids1_K`` / ``ids2_K`` of every pair (``s1`` / ``s2``), tokenised in chunks so that
     no more than :data:`CHUNK` sentences are Python id lists at a time."""
     out: dict[str, pa.Array] = {}
+    sides = {1: data["s1"].tolist(), 2: data["s2"].tolist()}
     for k, (tok, cut) in enumerate(token_streams(config, tokenizers)[1]):
-        for side, col in ((1, "s1"), (2, "s2")):
-            texts = data[col].tolist()
+        for side, texts in sides.items():
             chunks = [pa.array([s[:cut] for s in tok.encode(texts[i:i + CHUNK])],
                                type=pa.list_(pa.int32()))
                       for i in range(0, len(texts), CHUNK)]
