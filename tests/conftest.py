@@ -17,6 +17,20 @@ from paralib.paths import data_root
 M30K = "bitext/multi30k/task1/raw"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def run_logs(tmp_path_factory) -> Path:
+    """Run log folders of ``paralib.cli.main`` calls go to a temporary folder, not the
+    checkout's ``output/logs``."""
+    root = tmp_path_factory.mktemp("paralib-logs")
+    old = os.environ.get("PARALIB_LOG_DIR")
+    os.environ["PARALIB_LOG_DIR"] = str(root)
+    yield root
+    if old is None:
+        os.environ.pop("PARALIB_LOG_DIR", None)
+    else:
+        os.environ["PARALIB_LOG_DIR"] = old
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """The shared data folder (../shared/data or $PARALIB_DATA)."""
@@ -130,3 +144,15 @@ def s3_options(s3_endpoint):
     from paralib.io.fs import S3Options
 
     return S3Options(s3_endpoint, access_key="testing", secret_key="testing")
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder_dir(tmp_path_factory, en_text) -> Path:
+    """A saved model folder that loads in milliseconds: a random WORD-averaging encoder
+    (dim 64) with its vocabulary fitted on :func:`en_text` (the encode and mine tests)."""
+    from paralib.models import random_encoder, save_model
+
+    enc = random_encoder("word", en_text, vocab_size=6000, dim=64, seed=0, languages=("en",))
+    folder = tmp_path_factory.mktemp("tiny-encoder") / "model"
+    save_model(enc.model, folder, enc.languages, enc.info, "# tiny test encoder\n")
+    return folder

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from paralib.cli import main
 
 
@@ -55,3 +57,54 @@ def test_python_dash_m_prints_help():
                          text=True, check=True)
     for cmd in ("quickstart", "backtranslate", "mt"):
         assert cmd in res.stdout
+
+
+def test_every_subcommand_has_a_description_and_an_example():
+    from paralib.cli import EXAMPLES, build_parser, leaf_parsers
+
+    leaves = leaf_parsers(build_parser())
+    assert len(leaves) >= 20
+    for path, parser in leaves:
+        name = " ".join(path)
+        assert parser.description, name
+        assert name in EXAMPLES and parser.epilog.startswith("example:"), name
+        assert EXAMPLES[name].startswith(f"paralib {name}"), name
+        assert "--verbose" in parser.format_help(), name
+
+
+def test_a_user_error_inside_ray_is_one_message(capsys):
+    """A ParalibError wrapped by another exception (as Ray wraps a task's) is found and
+    printed as one message with its hint, no traceback."""
+    from paralib.cli import _report_error
+    from paralib.io.bitext import BitextError
+
+    inner = BitextError("in.de:3: not UTF-8")
+    try:
+        try:
+            raise inner
+        except BitextError as e:
+            raise RuntimeError("task failed") from e
+    except RuntimeError as outer:
+        assert _report_error(outer, verbose=False, log_file=None) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("paralib: error: in.de:3: not UTF-8\n  hint: ")
+    assert "Traceback" not in err
+
+
+def test_a_bug_is_one_line_and_its_traceback_goes_to_the_log(capsys, tmp_path, monkeypatch):
+    import paralib.cli as cli
+
+    def broken(args):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(cli, "run", broken)
+    monkeypatch.setenv("PARALIB_LOG_DIR", str(tmp_path))
+    assert cli.main(["select", "--config", "configs/quickstart.yaml"]) == 1
+    err = capsys.readouterr().err
+    assert "internal error (a bug in paralib" in err and "ZeroDivisionError" in err
+    assert "Traceback" not in err
+    log = next(tmp_path.glob("select-*/paralib.log")).read_text()
+    assert "Traceback" in log and "ZeroDivisionError: division by zero" in log
+    monkeypatch.setattr(cli, "run", broken)
+    with pytest.raises(ZeroDivisionError):  # --verbose keeps the traceback
+        cli.main(["select", "--verbose"])

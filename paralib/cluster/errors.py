@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from paralib.errors import ConfigurationError, ResourcesError
 
-class ClusterConfigError(ValueError):
+
+class ClusterConfigError(ConfigurationError, ValueError):
     """A cluster-launcher config or KubeRay manifest is invalid.
 
     The message always starts with the file and the dotted path of the field at fault, e.g.
@@ -17,5 +19,5 @@ class ClusterConfigError(ValueError):
         super().__init__(f"{where}: {message}")
 
 
-class ClusterAddressError(ConnectionError):
+class ClusterAddressError(ResourcesError, ConnectionError):
     """A Ray address cannot be reached (or is not a Ray address at all)."""

@@ -19,6 +19,8 @@ from functools import lru_cache
 
 import langcodes
 
+from paralib.errors import ConfigurationError
+
 # Corpus codes that are not what BCP-47 reads them as.
 ALIASES = {
     "es-la": "es-419",  # TICO-19's "Latin American Spanish" (LA is Laos in BCP-47)
@@ -52,7 +54,7 @@ COMPOSITE = {"Jpan": {"Hira", "Kana", "Hani"}, "Kore": {"Hang", "Hani"},
              "Hans": {"Hani"}, "Hant": {"Hani"}, "Hanb": {"Hani", "Bopo"}}
 
 
-class LanguageError(ValueError):
+class LanguageError(ConfigurationError, ValueError):
     """A language code that is not a valid BCP-47 or ISO 639 code."""
 
 

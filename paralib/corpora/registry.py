@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from paralib.corpora.langs import canonical, matches
+from paralib.errors import ConfigurationError
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ class Corpus:
         return sorted(found, key=lambda s: (s.lang, s.set))
 
 
-class CorpusError(ValueError):
+class CorpusError(ConfigurationError, ValueError):
     """A corpus name or language that does not exist."""
 
 

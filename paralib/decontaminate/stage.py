@@ -48,7 +48,7 @@ from paralib.io.stage import (
     write_parts,
 )
 from paralib.paths import data_root
-from paralib.runtime import init_ray
+from paralib.runtime import check_fits, init_ray
 
 log = logging.getLogger(__name__)
 
@@ -219,6 +219,7 @@ def decontaminate(cfg: Config, progress: bool = True) -> StageReport:
         wanted = set(todo_keys)
         todo = [s for s in shards if s.key in wanted]
         init_ray(cfg.ray)
+        check_fits(cfg.ray, {"CPU": dc.num_cpus_per_actor}, "decontaminate.num_cpus_per_actor")
         ray.data.DataContext.get_current().enable_progress_bars = False
         ds = ray.data.from_items([s.to_dict() for s in todo], override_num_blocks=len(todo))
         ds = ds.map_batches(read_shards, batch_size=1, batch_format="pandas", num_cpus=0.25,
@@ -231,7 +232,8 @@ def decontaminate(cfg: Config, progress: bool = True) -> StageReport:
                             num_cpus=dc.num_cpus_per_actor)
         ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas", num_cpus=0.25,
                             fn_kwargs={"out": dc.output, "s3": s3, "schema": CORPUS_SCHEMA})
-        collect(ds, todo_keys, dc.output, s3, report, progress, "decontaminate", prints)
+        collect(ds, todo_keys, dc.output, s3, report, progress, "decontaminate", prints,
+                rows=sum(s.rows for s in todo))
     if dc.dedupe:
         init_ray(cfg.ray)
         remove_duplicates(dc.output, keys, s3, report)

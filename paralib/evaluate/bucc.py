@@ -1,8 +1,9 @@
 """BUCC 2018 bitext mining (2019 §3.4, Table 3) with ratio-margin scoring (Artetxe & Schwenk
 2019, "Margin-based parallel corpus mining with multilingual sentence embeddings").
 
-Both corpora are embedded and L2-normalised; ``faiss.IndexFlatIP`` gives the k = 4 nearest
-neighbours in each direction; a candidate pair (x, y) scores
+Both corpora are embedded and mined by :func:`paralib.mine.margin.mine`, the core that
+``paralib mine`` runs at scale: the exact ``faiss.IndexFlatIP`` gives the k = 4 nearest
+neighbours in each direction, a candidate pair (x, y) scores the ratio margin
 
     margin(x, y) = cos(x, y) / ((Σ_{z ∈ NN_k(x)} cos(x, z) + Σ_{z ∈ NN_k(y)} cos(y, z)) / 2k)
 
@@ -24,46 +25,14 @@ import numpy as np
 
 from paralib.evaluate.base import Task, load_sets, register
 from paralib.evaluate.encode import encode_texts
-from paralib.evaluate.encoders import EvalModel, unit_rows
+from paralib.evaluate.encoders import EvalModel
 from paralib.evaluate.loaders import BuccSet, read_bucc
 from paralib.evaluate.metrics import precision_recall_f1
+from paralib.mine.margin import mine
+
+__all__ = ["BUCC", "PAIRS", "best_threshold", "evaluate_mining", "halves", "mine"]
 
 PAIRS = ("de-en", "fr-en")
-
-
-def knn(queries: np.ndarray, keys: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Inner products and indices of the ``k`` nearest ``keys`` of every query (faiss)."""
-    import faiss
-
-    index = faiss.IndexFlatIP(keys.shape[1])
-    index.add(np.ascontiguousarray(keys, dtype=np.float32))
-    sims, idx = index.search(np.ascontiguousarray(queries, dtype=np.float32), k)
-    return sims.astype(np.float64), idx
-
-
-def mine(x: np.ndarray, y: np.ndarray, k: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Candidate pairs ``(source rows, target rows, margin scores)``, best first, each source
-    and target sentence at most once (ratio margin, max-score strategy)."""
-    x, y = unit_rows(x), unit_rows(y)
-    k = max(1, min(k, len(x), len(y)))
-    fwd_sim, fwd_idx = knn(x, y, k)
-    bwd_sim, bwd_idx = knn(y, x, k)
-    x_mean, y_mean = fwd_sim.mean(axis=1), bwd_sim.mean(axis=1)
-    fwd = fwd_sim / np.maximum((x_mean[:, None] + y_mean[fwd_idx]) / 2, 1e-6)
-    bwd = bwd_sim / np.maximum((y_mean[:, None] + x_mean[bwd_idx]) / 2, 1e-6)
-    nx, ny = np.arange(len(x)), np.arange(len(y))
-    src = np.concatenate([nx, bwd_idx[ny, bwd.argmax(axis=1)]])
-    trg = np.concatenate([fwd_idx[nx, fwd.argmax(axis=1)], ny])
-    score = np.concatenate([fwd.max(axis=1), bwd.max(axis=1)])
-    keep, seen_s, seen_t = [], set(), set()
-    for i in np.argsort(-score, kind="stable"):
-        s, t = int(src[i]), int(trg[i])
-        if s not in seen_s and t not in seen_t:
-            seen_s.add(s)
-            seen_t.add(t)
-            keep.append(i)
-    keep = np.asarray(keep, dtype=np.int64)
-    return src[keep], trg[keep], score[keep]
 
 
 def halves(n_src: int, gold_src: np.ndarray, seed: int) -> np.ndarray:

@@ -4,7 +4,9 @@
         --out output/evaluate
 
 ``--model`` and ``--baseline`` repeat and mix; ``--model NAME=DIR`` names a model (default:
-the folder's name). ``--suite`` repeats or takes a comma list; ``all`` is every suite.
+the folder's name). A model folder is a paralib model, a sentence-transformers folder
+(``modules.json``) or a model2vec folder (its ``config.json``), told by its files.
+``--suite`` repeats or takes a comma list; ``all`` is every suite.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ def add_parser(subparsers) -> None:
                               "detection, Tatoeba, BUCC, neighbours, speed)",
                               description=__doc__.splitlines()[0])
     p.add_argument("--model", action="append", default=[], metavar="[NAME=]DIR",
-                   help="a trained model folder (repeatable)")
+                   help="a model folder: paralib, sentence-transformers or model2vec "
+                   "(repeatable)")
     p.add_argument("--baseline", action="append", default=[], choices=list(BASELINES),
                    help="a baseline to evaluate (repeatable)")
     p.add_argument("--suite", action="append", default=[], metavar="NAME",

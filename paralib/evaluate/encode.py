@@ -13,6 +13,7 @@ import logging
 
 import numpy as np
 
+from paralib.console import data_progress_bars
 from paralib.evaluate.common import Settings
 from paralib.evaluate.encoders import EncoderSource, EvalModel
 from paralib.evaluate.metrics import row_cosines
@@ -56,7 +57,7 @@ def encode_with_ray(source: EncoderSource, texts: list[str], lang: str,
         from paralib.runtime import init_ray
 
         init_ray(RayConfig(address=settings.ray_address))
-    ray.data.DataContext.get_current().enable_progress_bars = settings.progress
+    ray.data.DataContext.get_current().enable_progress_bars = data_progress_bars(settings.progress)
     log.info("encoding %d sentences (%s) on %d Ray actors", len(texts), lang,
              settings.ray_actors)
     blocks = max(settings.ray_actors * 2, len(texts) // settings.ray_rows_per_batch)

@@ -24,6 +24,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from paralib.errors import ConfigurationError
+
 
 @runtime_checkable
 class Encoder(Protocol):
@@ -44,7 +46,7 @@ class PairScorer(Protocol):
         ...
 
 
-class EvaluateError(ValueError):
+class EvaluateError(ConfigurationError, ValueError):
     """A model or baseline cannot be evaluated (bad folder, unknown name, missing package)."""
 
 
@@ -258,11 +260,17 @@ def make_baseline(name: str, data: Path | None = None) -> EvalModel:
 
 
 def load_model_folder(path: str | Path, name: str | None = None) -> EvalModel:
-    """Load a trained model folder with ``paralib.models.load`` (its errors say what is
-    missing); the model is rebuilt from the same folder inside Ray actors."""
+    """Load a model folder: a sentence-transformers or model2vec folder with its library
+    (:mod:`paralib.evaluate.peers`), any other with ``paralib.models.load`` (its errors say
+    what is missing); the model is rebuilt from the same folder inside Ray actors."""
+    from paralib.evaluate.peers import MODEL2VEC, SENTENCE_TRANSFORMERS, folder_kind, load_peer
+
     folder = Path(path)
     if not folder.is_dir():
         raise EvaluateError(f"model folder {folder} does not exist")
+    kind = folder_kind(folder)
+    if kind in (MODEL2VEC, SENTENCE_TRANSFORMERS):
+        return load_peer(folder, kind, name or folder.name)
     try:
         from paralib.models import load
     except ImportError as e:

@@ -19,8 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
+from paralib.errors import MissingError
 
-class MissingDataError(FileNotFoundError):
+
+class MissingDataError(MissingError, FileNotFoundError):
     """An evaluation file is not in the data folder."""
 
     def __init__(self, path: Path, what: str):

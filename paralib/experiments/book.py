@@ -24,6 +24,8 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from paralib.errors import ConfigurationError
+
 REGION_BEGIN, REGION_END = "<!-- experiments:begin -->", "<!-- experiments:end -->"
 REGION_HEAD = ("## Experiments\n\nReproductions of the papers' tables (issue 7), each written by "
                "`paralib experiment NAME`; the paper's numbers are typed from the paper, ours "
@@ -35,7 +37,7 @@ SECTION = re.compile(r"<!-- experiment (\d+) ([a-z0-9-]+) begin -->.*?"
                      r"<!-- experiment \1 \2 end -->\n?", re.S)
 
 
-class BookError(ValueError):
+class BookError(ConfigurationError, ValueError):
     """The results file's markers are broken (an unclosed region or section)."""
 
 

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from paralib.errors import ConfigurationError
 
-class MetricError(KeyError):
+
+class MetricError(ConfigurationError, KeyError):
     """A metric path that the run's results do not have."""
 
 

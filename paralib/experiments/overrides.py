@@ -11,8 +11,10 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from paralib.errors import ConfigurationError
 
-class OverrideError(ValueError):
+
+class OverrideError(ConfigurationError, ValueError):
     """An override names a path that cannot exist in the tree."""
 
 

@@ -133,6 +133,10 @@ BITEXT_NEW_DEFAULTS = {"corpora": [], "checks": {"untranslated": True,
                                                  "min_script_share": 0.5, "min_letters": 4}}
 INPUT_NEW_KEYS = ("set", "fraction")
 
+# Sections of stages that never make a trained model (issue 29: encode and mine at scale),
+# added after runs were kept: left out of a run's fingerprint.
+NEW_SECTIONS = ("encode", "mine")
+
 # Keys that came with the fast trainer (issue "A paraphrastic encoder worth downloading", item
 # 5): sparse embedding gradients (off by default: the training kept runs had) and dropout on
 # the averaged vector (the new default). Left out while they hold their defaults, so that the
@@ -176,7 +180,8 @@ def config_for_key(cfg: Any) -> dict[str, Any]:
     for section, keys in NOT_IN_KEY.items():
         for key in keys:
             tree.get(section, {}).pop(key, None)
-    tree.pop("decontaminate", None)
+    for section in ("decontaminate", *NEW_SECTIONS):
+        tree.pop(section, None)
     train = tree.get("train", {})
     _drop_defaults(train, TRAIN_NEW_DEFAULTS)
     for part in train.get("model", {}).get("parts", []):

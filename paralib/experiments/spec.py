@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
+from paralib.errors import ConfigurationError
 from paralib.experiments.plotspec import PlotSpec
 from paralib.paths import PROJECT_ROOT
 from paralib.schema import Strict, read_yaml
@@ -32,7 +33,7 @@ DEFAULT_OUT = "output/experiments"  # where the runs go unless --out says otherw
 Size = Literal["smoke", "small", "full"]
 
 
-class ExperimentError(ValueError):
+class ExperimentError(ConfigurationError, ValueError):
     """An experiment file is invalid, or an experiment cannot run."""
 
 

@@ -18,6 +18,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from paralib.errors import ConfigurationError
+
 
 class Direction(str, Enum):
     """Which values of a score mean a clean pair."""
@@ -27,7 +29,7 @@ class Direction(str, Enum):
     CLEAN_BETWEEN = "between"  # e.g. length, overlap (too similar is no paraphrase)
 
 
-class ScorerError(ValueError):
+class ScorerError(ConfigurationError, ValueError):
     """A scorer was misconfigured or asked for a column that is not there."""
 
 

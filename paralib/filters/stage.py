@@ -17,13 +17,14 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from paralib.config import Config
+from paralib.console import data_progress_bars
 from paralib.filters.base import Scorer, ScorerError, get_scorer
 from paralib.filters.config import ScorerSpec
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
-from paralib.io.shards import MARKERS, marker_keys, parquet_files, write_marker
+from paralib.io.shards import MARKERS, marker_keys, parquet_files, read_marker, write_marker
 from paralib.io.stage import StageReport, collect, fingerprint, finish, pending, write_parts
-from paralib.runtime import init_ray
+from paralib.runtime import check_fits, init_ray
 
 INTERNAL = ("shard_key", "shard_total", "reason", "raw", "line", "_first")
 
@@ -43,6 +44,13 @@ def input_shards(folder: str, s3: S3Options | None) -> dict[str, list[str]]:
         files = parquet_files(fs, pfs.join(inner, "data", key))
         out[key] = [("s3://" + f) if pfs.is_s3(folder) else f for f in files]
     return out
+
+
+def input_rows(folder: str, keys: list[str], s3: S3Options | None) -> int | None:
+    """Data rows of the input shards ``keys`` (their markers' output rows, ``hypotheses``):
+    the total of the stage's progress bar; ``None`` when a marker lacks the count."""
+    counts = [(read_marker(folder, k, s3) or {}).get("hypotheses") for k in keys]
+    return None if any(c is None for c in counts) else int(sum(counts))
 
 
 def input_columns(shards: dict[str, list[str]], s3: S3Options | None) -> list[str]:
@@ -145,7 +153,8 @@ def score(cfg: Config, progress: bool = True) -> StageReport:
     keys = [k for k in keys if shards[k]]
     if keys:
         init_ray(cfg.ray)
-        ray.data.DataContext.get_current().enable_progress_bars = progress
+        check_fits(cfg.ray, {"CPU": sc_cfg.num_cpus_per_actor}, "score.num_cpus_per_actor")
+        ray.data.DataContext.get_current().enable_progress_bars = data_progress_bars(progress)
         ds = ray.data.from_items([{"key": k, "files": shards[k]} for k in keys],
                                  override_num_blocks=len(keys))
         ds = ds.map_batches(read_inputs, batch_size=1, batch_format="pandas", num_cpus=0.25,
@@ -160,7 +169,8 @@ def score(cfg: Config, progress: bool = True) -> StageReport:
         out_cols += [c for sc in scorers for c in sc.columns if c not in out_cols]
         ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas", num_cpus=0.25,
                             fn_kwargs={"out": sc_cfg.output, "s3": s3, "columns": out_cols})
-        collect(ds, keys, sc_cfg.output, s3, report, progress, "score", prints)
+        collect(ds, keys, sc_cfg.output, s3, report, progress, "score", prints,
+                rows=input_rows(sc_cfg.input, keys, s3))
     meta = {"scorers": [s.model_dump() for s in sc_cfg.scorers], "input": sc_cfg.input}
     pfs.write_bytes(pfs.join(sc_cfg.output, "_scorers.json"), json.dumps(meta).encode(), s3)
     return finish(report, s3, t0)

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from paralib.config import BitextChecks, InputConfig, input_name
 from paralib.decontaminate.normalise import hash_strings, normal_form
+from paralib.errors import InputError
 from paralib.io.fs import S3Options, expand_glob, resolve
 from paralib.io.lines import count_lines, iter_lines
 from paralib.io.quality import pair_problem
@@ -31,7 +32,7 @@ from paralib.io.quality import pair_problem
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
-class BitextError(ValueError):
+class BitextError(InputError, ValueError):
     """An input that cannot be read at all (missing file, misaligned pair of files)."""
 
 
@@ -66,6 +67,15 @@ class ShardSpec:
     def rows(self) -> int:
         """Number of input rows in the shard."""
         return self.stop - self.start
+
+    @classmethod
+    def from_dict(cls, item: dict) -> ShardSpec:
+        """The spec of :meth:`to_dict`'s dict, also of a row of a Ray Data batch (where the
+        tuples come back as arrays)."""
+        item = dict(item)
+        item["files"] = tuple(item["files"])
+        item["offsets"] = tuple(item["offsets"]) if item["offsets"] is not None else ()
+        return cls(**item)
 
     def to_dict(self) -> dict:
         """Plain-dict form (for Ray Data items); ``set`` only where one is named, so that
@@ -313,6 +323,18 @@ def _raw_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, obj
             yield lineno, pair
 
 
+def shard_texts(spec: ShardSpec, s3: S3Options | None = None
+                ) -> Iterator[tuple[int, str | None, str]]:
+    """``(line number, text, reason)`` of every line of a one-file shard: the decoded line
+    with an empty reason, or ``None`` and why it cannot be read (undecodable bytes, NUL
+    bytes). The monolingual reader of ``paralib encode``; ``spec.format`` is ``lines``."""
+    for lineno, payload in _raw_pairs(spec, s3):
+        if isinstance(payload, _Reject):
+            yield lineno, None, payload.reason
+        else:
+            yield lineno, payload[0], ""
+
+
 def _bible_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, object]]:
     """Verse pairs of two versions, joined by key; a verse missing from one is a reject."""
     a, b, keys = verse_pairs(spec.files, s3)
@@ -438,9 +460,7 @@ def read_shards(batch: pd.DataFrame, max_chars: int, s3: S3Options | None,
     bc = BitextChecks(**checks) if checks else None
     frames = []
     for item in batch.to_dict("records"):
-        item["files"] = tuple(item["files"])
-        item["offsets"] = tuple(item["offsets"]) if item["offsets"] is not None else ()
-        spec = ShardSpec(**item)
+        spec = ShardSpec.from_dict(item)
         rows, rejects = read_shard(spec, max_chars, s3, bc)
         df = pd.DataFrame(rows + rejects, columns=[
             "id", "corpus", "set", "shard", "line", "src_lang", "src", "ref", "group",

@@ -9,7 +9,9 @@ reached by reading past the lines before it.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 
+from paralib.errors import InputError
 from paralib.io.fs import S3Options, resolve
 
 CHUNK = 1 << 20
@@ -18,6 +20,22 @@ CHUNK = 1 << 20
 def is_gzip(path: str) -> bool:
     """True when the file is gzip-compressed (by extension)."""
     return path.endswith(".gz")
+
+
+class CompressedInputError(InputError, ValueError):
+    """A ``.gz`` file that is not gzip, or is cut short."""
+
+
+@contextmanager
+def _named_gzip_errors(path: str) -> Iterator[None]:
+    """Turn zlib's errors on ``path`` into one message naming the file."""
+    try:
+        yield
+    except OSError as e:
+        if not is_gzip(path) or isinstance(e, FileNotFoundError):
+            raise
+        raise CompressedInputError(f"{path}: not a complete gzip file ({e}); expected "
+                                   "gzip-compressed UTF-8 text (or drop the .gz suffix)") from e
 
 
 def _open(path: str, s3: S3Options | None, offset: int = 0):
@@ -32,7 +50,7 @@ def _open(path: str, s3: S3Options | None, offset: int = 0):
 
 def iter_lines(path: str, s3: S3Options | None = None, offset: int = 0) -> Iterator[bytes]:
     """Yield the lines of ``path`` (without ``\\n`` / ``\\r\\n``) from byte ``offset``."""
-    with _open(path, s3, offset) as f:
+    with _named_gzip_errors(path), _open(path, s3, offset) as f:
         rest = b""
         while True:
             chunk = f.read(CHUNK)
@@ -57,7 +75,7 @@ def count_lines(path: str, s3: S3Options | None = None, every: int = 0) -> tuple
     want = every > 0 and not is_gzip(path)
     pos = 0  # absolute position of the next unread byte
     line_start = 0
-    with _open(path, s3) as f:
+    with _named_gzip_errors(path), _open(path, s3) as f:
         while True:
             chunk = f.read(CHUNK)
             if not chunk:

@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
+from paralib.io.parquet import read_parquet
 
 MARKERS = "_markers"
 SUMMARY = "_summary.json"
@@ -75,17 +76,19 @@ def clear_partial(out: str, key: str, s3: S3Options | None = None) -> None:
         pfs.delete_dir(pfs.join(out, sub, key), s3)
 
 
-def write_part(out: str, sub: str, key: str, table: pa.Table, s3: S3Options | None = None) -> str:
+def write_part(out: str, sub: str, key: str, table: pa.Table, s3: S3Options | None = None,
+               **parquet) -> str:
     """Write one Parquet part file of shard ``key`` under ``out/sub/key/``.
 
     The name is a hash of the rows' ids, so a retried task overwrites its own part instead
-    of adding a second copy.
+    of adding a second copy. ``parquet`` are options of :func:`pyarrow.parquet.write_table`
+    (default: zstd compression).
     """
     ids = table.column("id").to_pylist() if "id" in table.column_names else []
     digest = hashlib.sha1("\n".join(map(str, ids)).encode()).hexdigest()[:16]
     path = pfs.join(out, sub, key, f"part-{digest}-{table.num_rows}.parquet")
     buf = io.BytesIO()
-    pq.write_table(table, buf, compression="zstd")
+    pq.write_table(table, buf, **{"compression": "zstd", **parquet})
     pfs.write_bytes(path, buf.getvalue(), s3)
     return path
 
@@ -105,4 +108,5 @@ def read_output(out: str, sub: str = "data", s3: S3Options | None = None) -> pa.
     files = parquet_files(fs, inner)
     if not files:
         return pa.table({})
-    return pa.concat_tables([pq.read_table(f, filesystem=fs) for f in files])
+    return pa.concat_tables([read_parquet(f, fs, expected=f"a part of the stage output {out}")
+                             for f in files])

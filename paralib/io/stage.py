@@ -18,9 +18,12 @@ import pandas as pd
 import pyarrow as pa
 from tqdm import tqdm
 
+from paralib.errors import ConfigurationError
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
 from paralib.io.shards import (
+    MARKERS,
+    SUMMARY,
     clear_partial,
     read_marker,
     summary_path,
@@ -77,13 +80,56 @@ class StageReport:
         return "\n".join(lines)
 
 
-class StageError(RuntimeError):
+class StageError(ConfigurationError, RuntimeError):
     """An output folder holds shards made with another configuration."""
 
 
 def fingerprint(*parts: object) -> str:
     """A short stable hash of what makes a shard's output (its input and stage options)."""
     return hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+OWN_ENTRIES = ("data", "rejects", MARKERS, SUMMARY)
+
+
+def check_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
+                 marks: tuple[str, ...] = ()) -> list[str]:
+    """The entries of ``out`` that its stage made (:data:`OWN_ENTRIES` and ``extra``).
+
+    ``out`` may be missing, empty, or a stage output (it has ``_markers/``,
+    ``_summary.json`` or one of the stage's own ``marks``); anything else is a folder
+    paralib did not make, and :class:`StageError` says so before any work: paralib never
+    writes into it or deletes it.
+    """
+    import pyarrow.fs as pafs
+
+    fs, inner = pfs.resolve(out, s3)
+    info = fs.get_file_info(inner)
+    if info.type == pafs.FileType.NotFound:
+        return []
+    if info.type != pafs.FileType.Directory:
+        raise StageError(f"output {out} is a file, not a folder; choose another output")
+    names = {i.base_name for i in fs.get_file_info(pafs.FileSelector(inner))}
+    if names and not names & {MARKERS, SUMMARY, *marks}:
+        shown = ", ".join(sorted(names)[:5])
+        raise StageError(f"output {out} holds files that paralib did not write ({shown}) and "
+                         f"no {MARKERS}/ or {SUMMARY}: choose another output folder")
+    return sorted(names & {*OWN_ENTRIES, *extra})
+
+
+def clear_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
+                 marks: tuple[str, ...] = ()) -> None:
+    """Delete what a stage wrote to ``out`` (``overwrite: true``): its own entries
+    (:func:`check_output`), nothing else."""
+    import pyarrow.fs as pafs
+
+    fs, inner = pfs.resolve(out, s3)
+    for name in check_output(out, s3, extra, marks):
+        path = pfs.join(inner, name)
+        if fs.get_file_info(path).type == pafs.FileType.Directory:
+            fs.delete_dir(path)
+        else:
+            fs.delete_file(path)
 
 
 def pending(keys: list[str], out: str, s3: S3Options | None, report: StageReport,
@@ -143,16 +189,24 @@ def write_parts(batch: pd.DataFrame, out: str, s3: S3Options | None,
 
 
 def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageReport,
-            progress: bool, desc: str, prints: dict[str, str] | None = None) -> None:
-    """Consume coverage rows; mark each shard complete once all its input rows are in."""
+            progress: bool, desc: str, prints: dict[str, str] | None = None,
+            rows: int | None = None) -> None:
+    """Consume coverage rows; mark each shard complete once all its input rows are in.
+
+    The stage's one progress bar counts input rows (rows/s, ETA) when ``rows``, the input
+    rows of ``keys``, is known, shards otherwise."""
     state: dict[str, dict] = {}
-    bar = tqdm(total=len(keys), unit="shard", desc=desc, disable=not progress)
+    by_rows = rows is not None
+    bar = tqdm(total=rows if by_rows else len(keys), unit="row" if by_rows else "shard",
+               desc=desc, disable=not progress, unit_scale=by_rows, dynamic_ncols=True)
     for batch in ds.iter_batches(batch_size=None, batch_format="pandas"):
         for row in batch.to_dict("records"):
             s = state.setdefault(row["shard_key"], {"rows_in": row["total"], "covered": 0,
                                                     "rows_out": 0, "rows_rejected": 0,
                                                     "hypotheses": 0, "reasons": {}})
             s["covered"] += row["covered"]
+            if by_rows:
+                bar.update(row["covered"])
             for k in ("rows_out", "rows_rejected", "hypotheses"):
                 s[k] += row[k]
             for reason, n in json.loads(row["reasons"]).items():
@@ -163,8 +217,10 @@ def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageRe
                     counts["fingerprint"] = prints[row["shard_key"]]
                 write_marker(out, row["shard_key"], counts, s3)
                 report.add(counts)
-                bar.update(1)
-                bar.set_postfix(rows=report.rows_in, rejected=report.rows_rejected)
+                if not by_rows:
+                    bar.update(1)
+                bar.set_postfix(shards=f"{len(state)}/{len(keys)}",
+                                rejected=report.rows_rejected, refresh=False)
     bar.close()
     unfinished = [k for k in keys if read_marker(out, k, s3) is None]
     if unfinished:

@@ -30,12 +30,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from paralib.errors import MissingError
 from paralib.filters.tokenize import detokenized
 
 PAPER_REFERENCES = 40_000
 
 
-class KenLMNotFoundError(FileNotFoundError):
+class KenLMNotFoundError(MissingError, FileNotFoundError):
     """``lmplz`` or ``build_binary`` is not installed where paralib looks."""
 
 

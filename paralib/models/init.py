@@ -4,6 +4,7 @@ Opusparcus §3.2: uniform in [-0.01, 0.01])."""
 
 from __future__ import annotations
 
+from paralib.errors import ConfigurationError
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from paralib.models.config import PartConfig
 from paralib.models.tokenizers import PAD
 
 
-class VectorsError(ValueError):
+class VectorsError(ConfigurationError, ValueError):
     """A word-vector file is missing or malformed."""
 
 

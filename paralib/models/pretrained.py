@@ -142,5 +142,10 @@ def load(path: str | Path) -> SentenceEncoder:
     if not weights.is_file():
         raise ModelLoadError(f"{folder} is incomplete: {WEIGHTS} is missing")
     model = build_from_folder(folder, config)
-    load_state(model, load_file(str(weights)), str(weights))
+    try:
+        state = load_file(str(weights))
+    except Exception as e:  # safetensors raises its own SafetensorError, or OSError
+        raise ModelLoadError(f"{weights}: not a readable safetensors file ({e}); expected the "
+                             "weights paralib saved with this model's config.json") from e
+    load_state(model, state, str(weights))
     return SentenceEncoder(model, tuple(config.get("languages", ["en"])), config.get("info"))

@@ -12,11 +12,13 @@ import json
 import shutil
 from pathlib import Path
 
+from paralib.errors import InputError
+
 TOKENIZER_FILES = ("source.spm", "target.spm", "sentencepiece.bpe.model", "spiece.model")
 QUANTIZATIONS = ("float32", "int8", "int8_float32", "int8_float16", "float16", "bfloat16")
 
 
-class ConversionError(ValueError):
+class ConversionError(InputError, ValueError):
     """The source model cannot be converted."""
 
 

@@ -44,7 +44,9 @@ def select(data: pd.DataFrame | pa.Table, spec: SelectSpec,
     rows kept and the values chosen (bounds, fold value ranges, noise pools).
     """
     df = data.to_pandas() if isinstance(data, pa.Table) else data
-    needed = ["ref", "trans", *[b.column for b in spec.bounds]]
+    # candidate paraphrases have ``trans``; mined bitext (``paralib mine``) has ``src``
+    # instead, and only labelled output pairs ``ref`` with ``trans``
+    needed = ["ref", *(["trans"] if spec.labelled else []), *[b.column for b in spec.bounds]]
     steps.require(df, needed, "selection bounds")
     for name, part in (("folds", spec.folds), ("noise", spec.noise)):
         if part is not None:

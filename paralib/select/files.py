@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 
 from paralib.io import fs
 from paralib.io.fs import S3Options
+from paralib.io.parquet import read_parquet
 
 PAIRS_FILE, REPORT_FILE = "pairs.parquet", "selection.json"
 
@@ -27,7 +28,8 @@ def read_pairs(path: str, s3: S3Options | None = None) -> pd.DataFrame:
     tables = []
     for f in files:
         filesystem, inner = fs.resolve(f, s3)
-        tables.append(pq.read_table(inner, filesystem=filesystem))
+        tables.append(read_parquet(inner, filesystem, expected="scored or selected pairs "
+                                   "(the output of paralib score, select or decontaminate)"))
     return pa.concat_tables(tables, promote_options="default").to_pandas()
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from paralib.errors import ConfigurationError
 from paralib.filters.base import within_bounds
 from paralib.select.config import Bound, FoldSpec, NoiseSpec
 
 
-class SelectError(ValueError):
+class SelectError(ConfigurationError, ValueError):
     """A selection cannot be made: a missing column, too few rows for a size."""
 
 

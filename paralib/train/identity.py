@@ -17,6 +17,7 @@ from typing import Any
 
 from pyarrow.fs import FileType
 
+from paralib.errors import ConfigurationError
 from paralib.io import fs
 from paralib.io.stage import fingerprint
 from paralib.train.config import TrainConfig
@@ -27,7 +28,7 @@ RESUMABLE = ("epochs", "workers", "cpus_per_worker", "use_gpu", "output", "stora
              "keep_checkpoints", "name")
 
 
-class RunIdentityError(ValueError):
+class RunIdentityError(ConfigurationError, ValueError):
     """A run folder made with another config (or not by paralib train)."""
 
 

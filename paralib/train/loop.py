@@ -15,12 +15,14 @@ import numpy as np
 import pyarrow as pa
 import torch
 
+from paralib.errors import InputError
 from paralib.models.bags import Bags
 from paralib.models.model import ParaphraseModel
 from paralib.models.pretrained import save_model
 from paralib.train.config import TrainConfig
 from paralib.train.dev import load_dev
 from paralib.train.epoch import collapse_warning, dev_scores, epoch_record, improves
+from paralib.train.progress import counted
 from paralib.train.steps import MegaBatchTrainer, build_optimizer, use_sparse
 
 STATE = "train_state.pt"
@@ -46,7 +48,7 @@ def gather_all(e1: torch.Tensor, e2: torch.Tensor, b1: list[Bags], b2: list[Bags
             [Bags.concat([p[3][k] for p in parts]) for k in streams], g, offset)
 
 
-class CheckpointError(ValueError):
+class CheckpointError(InputError, ValueError):
     """A training checkpoint that cannot be resumed from."""
 
 
@@ -131,15 +133,20 @@ def train_loop(loop_config: dict) -> None:
         start, best, history = saved["epoch"], saved["best"], saved["history"]
     dev = load_dev(cfg.dev)
     shard = ray.train.get_dataset_shard("train")
+    tally = loop_config.get("tally")  # the driver's progress bar (paralib.train.progress)
+    if tally is not None and rank == 0 and start:
+        tally.add.remote(start * loop_config["pairs"])
     for epoch in range(start, cfg.epochs):
         t0 = time.perf_counter()
-        pairs, losses = trainer.train_epoch(minibatches(shard, cfg, epoch))
+        pairs, losses = trainer.train_epoch(counted(minibatches(shard, cfg, epoch), tally))
         seconds = time.perf_counter() - t0
         metrics = epoch_record(epoch + 1, losses, pairs, seconds, trainer.state,
                                dev_scores(model, dev), world)
         warning = collapse_warning(metrics, cfg)
         if warning and rank == 0:
             log.warning("%s: %s", cfg.name, warning)
+        if tally is not None and rank == 0:
+            tally.end_epoch.remote(metrics, warning)
         history.append(metrics)
         score = None if dev is None else metrics["dev_pearson"]
         if improves(score, best):

@@ -16,10 +16,11 @@ from paralib.config import Config
 from paralib.io import fs
 from paralib.models.folder import check_replaceable, replace_with
 from paralib.models.model import fit_tokenizers
-from paralib.runtime import init_ray
+from paralib.runtime import check_fits, init_ray
 from paralib.train.batches import all_unknown, token_columns
 from paralib.train.identity import check_run
 from paralib.train.loop import train_loop
+from paralib.train.progress import TrainBar
 from paralib.train.report import write_report
 from paralib.train.sources import SourceError, decontamination_counts, load_sources
 
@@ -105,10 +106,12 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
     check_replaceable(Path(tcfg.output))
     storage, storage_filesystem = _storage(tcfg.storage_path), None
     check_run(tcfg, fs.join(storage, tcfg.name), cfg.s3.options(), fresh)
-    prepared = prepare(cfg)
-    data, rejects, tokenizers = prepared.data, prepared.rejects, prepared.tokenizers
     resources = init_ray(cfg.ray)
     use_gpu = tcfg.use_gpu if tcfg.use_gpu is not None else resources.get("GPU", 0) > 0
+    check_fits(cfg.ray, {"CPU": tcfg.cpus_per_worker, "GPU": 1.0 if use_gpu else 0.0},
+               "train.workers x train.cpus_per_worker", count=tcfg.workers)
+    prepared = prepare(cfg)
+    data, rejects, tokenizers = prepared.data, prepared.rejects, prepared.tokenizers
     bilingual = (tcfg.bilingual if tcfg.bilingual is not None
                  else bool((data["lang1"] != data["lang2"]).any()))
     languages = sorted(set(data["lang1"]) | set(data["lang2"]))
@@ -118,24 +121,29 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
              len(rejects), tcfg.workers, use_gpu)
     if fs.is_s3(storage):
         storage_filesystem, storage = fs.resolve(storage, cfg.s3.options())
-    trainer = TorchTrainer(
-        train_loop,
-        train_loop_config={"train": tcfg.model_dump(mode="json"), "tokenizers": tokenizers,
-                           "bilingual": bilingual, "languages": languages, "pairs": len(data),
-                           "threads": max(1, int(tcfg.cpus_per_worker))},
-        scaling_config=ray.train.ScalingConfig(
-            num_workers=tcfg.workers, use_gpu=use_gpu,
-            resources_per_worker={"CPU": tcfg.cpus_per_worker, **({"GPU": 1} if use_gpu else {})}),
-        run_config=ray.train.RunConfig(
-            name=tcfg.name, storage_path=storage,
-            storage_filesystem=storage_filesystem, callbacks=callbacks,
-            checkpoint_config=ray.train.CheckpointConfig(
-                num_to_keep=tcfg.keep_checkpoints,
-                checkpoint_score_attribute="dev_pearson" if tcfg.dev != "none" else None,
-                checkpoint_score_order="max")),
-        datasets={"train": dataset},
-    )
-    result = trainer.fit()
+    bar = TrainBar(len(data) * tcfg.epochs, tcfg.epochs, progress, desc=f"train {tcfg.name}")
+    with bar as tally:  # one progress bar, fed by the workers
+        trainer = TorchTrainer(
+            train_loop,
+            train_loop_config={"train": tcfg.model_dump(mode="json"), "tokenizers": tokenizers,
+                               "bilingual": bilingual, "languages": languages, "pairs": len(data),
+                               "threads": max(1, int(tcfg.cpus_per_worker)), "tally": tally},
+            scaling_config=ray.train.ScalingConfig(
+                num_workers=tcfg.workers, use_gpu=use_gpu,
+                resources_per_worker={"CPU": tcfg.cpus_per_worker,
+                                      **({"GPU": 1} if use_gpu else {})}),
+            run_config=ray.train.RunConfig(
+                name=tcfg.name, storage_path=storage,
+                storage_filesystem=storage_filesystem, callbacks=callbacks,
+                checkpoint_config=ray.train.CheckpointConfig(
+                    num_to_keep=tcfg.keep_checkpoints,
+                    checkpoint_score_attribute="dev_pearson" if tcfg.dev != "none" else None,
+                    checkpoint_score_order="max")),
+            datasets={"train": dataset},
+        )
+        result = trainer.fit()
+    for warning in bar.warnings:
+        log.warning("%s: %s", tcfg.name, warning)
     best = result.get_best_checkpoint("dev_pearson", "max") if tcfg.dev != "none" else None
     best = best or result.checkpoint
     if best is None:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from paralib.config import Config
+from paralib.errors import ConfigurationError
 from paralib.io.bitext import BitextError, read_all
 from paralib.paths import data_root
 from paralib.select.files import read_pairs
@@ -28,7 +29,7 @@ COLUMNS = ["s1", "s2", "lang1", "lang2", "source"]
 PPDB = "lexical/mwa_ppdb.zip"
 
 
-class SourceError(ValueError):
+class SourceError(ConfigurationError, ValueError):
     """A training source is missing or lacks the columns it needs."""
 
 

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from paralib.config import BacktranslateConfig, Config, InputConfig
+from paralib.console import data_progress_bars
 from paralib.io import fs as pfs
 from paralib.io.bitext import BitextError, plan_shards, read_shards
 from paralib.io.stage import StageReport, collect, fingerprint, finish, pending, write_parts
-from paralib.runtime import init_ray
+from paralib.runtime import check_fits, init_ray
 from paralib.translate.stages import TranslateActor
 from paralib.translate.translator import check_model_dir
 
@@ -88,7 +89,9 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
         wanted = set(keys)
         todo = [s for s in shards if s.key in wanted]
         plan = actor_plan(opts, init_ray(cfg.ray), cfg.bitext.shard_rows)
-        ray.data.DataContext.get_current().enable_progress_bars = progress
+        check_fits(cfg.ray, {"CPU": plan["num_cpus"], "GPU": plan["num_gpus"],
+                             **opts.actor_resources}, f"{desc} translation actor")
+        ray.data.DataContext.get_current().enable_progress_bars = data_progress_bars(progress)
         ds = ray.data.from_items([s.to_dict() for s in todo], override_num_blocks=len(todo))
         ds = ds.map_batches(read_shards, batch_size=1, batch_format="pandas", num_cpus=0.25,
                             fn_kwargs={"max_chars": cfg.bitext.max_chars, "s3": s3,
@@ -116,5 +119,6 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
             )
         ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas", num_cpus=0.25,
                             fn_kwargs={"out": opts.output, "s3": s3, "schema": schema})
-        collect(ds, keys, opts.output, s3, report, progress, desc, prints)
+        collect(ds, keys, opts.output, s3, report, progress, desc, prints,
+                rows=sum(s.rows for s in todo))
     return finish(report, s3, t0)

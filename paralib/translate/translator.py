@@ -14,8 +14,10 @@ from pathlib import Path
 
 import sentencepiece as spm
 
+from paralib.errors import InputError, MissingError
 
-class ModelNotFoundError(FileNotFoundError):
+
+class ModelNotFoundError(MissingError, FileNotFoundError):
     """The CTranslate2 model folder is missing or incomplete."""
 
 
@@ -37,7 +39,29 @@ def check_model_dir(path: str | Path) -> Path:
             f"{p} is not a paralib translation model (missing {', '.join(missing)}); "
             "train one with 'paralib mt train' or convert one with 'paralib mt convert'"
         )
+    check_model_header(p / "model.bin")
     return p
+
+
+class ModelFileError(InputError, ValueError):
+    """A ``model.bin`` that is not a CTranslate2 model."""
+
+
+def check_model_header(path: Path) -> None:
+    """Check the head of a CTranslate2 ``model.bin`` (a format version, then the model
+    spec's name, e.g. ``TransformerSpec``) before any actor loads it: a garbage file is one
+    message naming it, not an actor that dies in CTranslate2."""
+    with path.open("rb") as f:
+        head = f.read(260)
+    found = "an empty file" if not head else f"{len(head)}+ bytes starting {head[:12]!r}"
+    if len(head) >= 6:
+        version = int.from_bytes(head[:4], "little")
+        size = int.from_bytes(head[4:6], "little")
+        name = head[6:6 + size].rstrip(b"\0")
+        if 1 <= version <= 64 and name.endswith(b"Spec") and name.isascii():
+            return
+    raise ModelFileError(f"{path}: not a CTranslate2 model ({found}); expected the model.bin "
+                         "written by 'paralib mt convert' or ct2-transformers-converter")
 
 
 def model_info(path: str | Path) -> dict:

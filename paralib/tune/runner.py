@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from paralib.config import Config
+from paralib.console import current
+from paralib.errors import ResourcesError
 from paralib.io import fs
 from paralib.runtime import check_ray_address, init_ray
 from paralib.tune.results import best_epoch, collect_trials
@@ -49,7 +51,7 @@ class TuneOptions:
     seed: int | None = None
 
 
-class ResourceError(ValueError):
+class ResourceError(ResourcesError, ValueError):
     """The trials' resource requests cannot fit the Ray cluster."""
 
 
@@ -181,6 +183,12 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
     log.info("tuning %s: %s search, %d trial(s), %d at a time, ASHA %s (max %d epochs), "
              "results in %s", name, search, num_samples, concurrent,
              "on" if use_asha else "off", max_t, experiment)
+    callbacks: list = [reaper]
+    quiet_bar = progress and not current().verbose  # one bar instead of Tune's tables
+    if quiet_bar:
+        from paralib.tune.progress import TrialBar
+
+        callbacks.append(TrialBar(num_samples, spec.metric, space.mode, desc=f"tune {name}"))
     tuner = tune.Tuner(
         tune.with_resources(tune.with_parameters(run_trial, setup=setup),
                             {"CPU": spec.trial_cpus}),
@@ -190,8 +198,8 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
             num_samples=num_samples, trial_dirname_creator=trial_dirname,
             trial_name_creator=trial_dirname),
         run_config=tune.RunConfig(name=name, storage_path=storage_path,
-                                  storage_filesystem=storage_fs, callbacks=[reaper],
-                                  verbose=1 if progress else 0),
+                                  storage_filesystem=storage_fs, callbacks=callbacks,
+                                  verbose=1 if progress and not quiet_bar else 0),
     )
     start = time.perf_counter()
     grid = tuner.fit()

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
+from paralib.errors import ConfigurationError
 from paralib.schema import Strict, read_yaml
 from paralib.tune.params import UnknownParameter, check_dotted, check_parameter
 
@@ -36,7 +37,7 @@ SEARCHES = ("grid", "random", "optuna")
 METRICS = {"dev_pearson": "max", "loss": "min"}
 
 
-class SpaceError(ValueError):
+class SpaceError(ConfigurationError, ValueError):
     """A search-space file is invalid (the message names the file and the key)."""
 
 

@@ -9,6 +9,7 @@ A sentence with no ids encodes to the zero vector.
 
 from __future__ import annotations
 
+from paralib.errors import ConfigurationError
 from typing import Any, ClassVar
 
 import torch
@@ -18,7 +19,7 @@ from paralib.models.bags import Bags
 from paralib.models.tokenizers import PAD
 
 
-class EncoderError(ValueError):
+class EncoderError(ConfigurationError, ValueError):
     """An encoder was misconfigured."""
 
 

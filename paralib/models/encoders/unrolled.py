@@ -20,11 +20,12 @@ and is used instead (:func:`paralib.models.encoders.recurrent.run_rnn`).
 
 from __future__ import annotations
 
+from paralib.errors import ConfigurationError
 import torch
 from torch import nn
 
 
-class UnrolledError(ValueError):
+class UnrolledError(ConfigurationError, ValueError):
     """A recurrent module, or a batch, that this unrolling does not cover."""
 
 

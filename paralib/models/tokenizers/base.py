@@ -8,6 +8,7 @@ the model folder and loaded back, so a trained model encodes exactly as it was t
 
 from __future__ import annotations
 
+from paralib.errors import ConfigurationError
 import json
 from collections import Counter
 from collections.abc import Iterable
@@ -18,7 +19,7 @@ PAD, UNK = 0, 1
 RESERVED = ("<pad>", "<unk>")
 
 
-class TokenizerError(ValueError):
+class TokenizerError(ConfigurationError, ValueError):
     """A tokeniser was misconfigured, or its files are missing or inconsistent."""
 
 

@@ -1,0 +1,191 @@
+"""Encoding throughput: ``paralib encode`` (Ray Data actors) against the in-process encoder.
+
+The same model (``--model``, default the shipped ``models/paralib-en``) encodes the same
+``--n`` (300,000) distinct English sentences of the shared data: the English sides of the
+WMT news test sets (every language pair, in file order), then the English sides of the
+Tatoeba Challenge test sets, then the verses of the six English Bible versions. They are
+written to ``--files`` (8) text files, as a sharded corpus would be.
+
+- **in-process**: ``paralib.load(model).encode(sentences, batch_size=256)`` in this process,
+  torch using every core (its default); timed around the ``encode`` call only (reading the
+  files and loading the model are left out: the baseline is given its best case).
+- **paralib encode**: the Ray Data job (:func:`paralib.encode.pipeline.encode`), one actor
+  per core (the default), float32 vectors written to Parquet with completion markers. Ray
+  is started before the clock starts; the actors' start (loading torch and the model),
+  planning, reading, decoding, checking, encoding and writing are all inside the time.
+
+The in-process run is timed before and after the Ray job, and its rate is the mean of both,
+so that a change in the machine's load shows (the JSON keeps both and the load averages).
+The job's rate is also given once its actors are up (:func:`steady_rate`): starting a Ray
+Data actor pool (worker processes importing torch and loading the model) is a fixed cost
+of several seconds that a larger corpus spreads thinner.
+``OMP_WAIT_POLICY=PASSIVE`` as in ``benchmarks/encode.py``. Writes
+``benchmarks/results/encode_speed.json`` (``encode_speed-N.json`` for another ``--n``).
+
+    python benchmarks/encode_speed.py [--n 300000] [--files 8] [--dtype float32] [--cycle]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch is loaded
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import machine, table, write_json  # noqa: E402
+
+from paralib.paths import data_root, models_root  # noqa: E402
+
+DEFAULT_N = 300_000
+
+
+def english_sentences(n: int, cycle: bool = False) -> tuple[list[str], dict[str, int]]:
+    """``n`` distinct English sentences and how many each source gave (``cycle``: the
+    distinct ones repeated as often as needed, for a corpus larger than the data)."""
+    root = data_root()
+    bitext = root / "bitext"
+    sources = [("wmt-news English sides", sorted((bitext / "wmt-news").glob("*-en/*.en.gz"))),
+               ("tatoeba-challenge English sides",
+                sorted((bitext / "tatoeba-challenge").glob("*/test.eng.gz"))),
+               ("bible-versions verses (text column)",
+                sorted((root / "paraphrase" / "bible-versions").glob("*.tsv.gz")))]
+    seen: dict[str, None] = {}
+    counts: dict[str, int] = {}
+    for name, files in sources:
+        before = len(seen)
+        for path in files:
+            with gzip.open(path, "rt", encoding="utf-8") as f:
+                for line in f:
+                    s = (line.split("\t", 3)[-1] if path.name.endswith(".tsv.gz")
+                         else line).strip()
+                    if s and len(s) <= 1000:
+                        seen.setdefault(s)
+            if len(seen) >= n:
+                break
+        counts[name] = min(len(seen), n) - before
+        if len(seen) >= n:
+            break
+    if len(seen) < n and cycle:
+        distinct = list(seen)
+        return (distinct * (n // len(distinct) + 1))[:n], {**counts, "repeats": n - len(seen)}
+    if len(seen) < n:
+        raise SystemExit(f"only {len(seen)} distinct English sentences found; use --n "
+                         f"{len(seen)} or less, or --cycle")
+    return list(seen)[:n], counts
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=DEFAULT_N)
+    ap.add_argument("--files", type=int, default=8, help="text files the corpus is split into")
+    ap.add_argument("--model", default=str(models_root() / "paralib-en"))
+    ap.add_argument("--batch-size", type=int, default=256)
+    ap.add_argument("--shard-rows", type=int, default=10_000)
+    ap.add_argument("--dtype", default="float32", choices=["float16", "float32"])
+    ap.add_argument("--cycle", action="store_true",
+                    help="repeat the distinct sentences when --n asks for more")
+    ap.add_argument("--quick", action="store_true", help="20,000 sentences")
+    args = ap.parse_args()
+    if args.quick:
+        args.n = 20_000
+    import paralib
+    from paralib.config import load_config
+    from paralib.encode.pipeline import encode
+    from paralib.runtime import init_ray
+
+    sents, counts = english_sentences(args.n, args.cycle)
+    work = Path(tempfile.mkdtemp(prefix="paralib-encode-speed-"))
+    try:
+        per = -(-len(sents) // args.files)
+        for i in range(args.files):
+            (work / f"part-{i:02d}.txt").write_text("\n".join(sents[i * per:(i + 1) * per])
+                                                     + "\n", encoding="utf-8")
+        encoder = paralib.load(args.model)
+        encoder.encode(sents[:500])  # warm-up
+
+        def in_process() -> float:
+            t = time.perf_counter()
+            encoder.encode(sents, batch_size=args.batch_size)
+            return time.perf_counter() - t
+
+        load = [os.getloadavg()[0]]
+        first = in_process()
+        load.append(os.getloadavg()[0])
+        cfg = load_config(None, [
+            f"encode.model={args.model}", f"encode.inputs=['{work}/part-*.txt']",
+            f"encode.output={work}/out", f"encode.dtype={args.dtype}",
+            f"encode.batch_size={args.batch_size}", f"encode.shard_rows={args.shard_rows}"])
+        resources = init_ray(cfg.ray)
+        t, wall = time.perf_counter(), time.time()
+        report = encode(cfg, progress=False)
+        ray_s = time.perf_counter() - t
+        load.append(os.getloadavg()[0])
+        second = in_process()
+        load.append(os.getloadavg()[0])
+        out_bytes = sum(p.stat().st_size for p in (work / "out" / "data").rglob("*.parquet"))
+        steady = steady_rate(work / "out" / "_markers", int(resources.get("CPU", 1)))
+        first_marker = min(p.stat().st_mtime for p in (work / "out" / "_markers").glob("*"))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if report.rows_out != len(sents):
+        raise SystemExit(f"paralib encode wrote {report.rows_out} of {len(sents)} sentences: "
+                         f"{report.reasons}")
+    inproc_rate = len(sents) / ((first + second) / 2)
+    ray_rate = len(sents) / ray_s
+    rows = [
+        {"system": "in-process paralib.load(...).encode", "workers": "1 process, torch "
+         f"{encoder_threads()} threads", "seconds": round((first + second) / 2, 1),
+         "sentences/s": round(inproc_rate), "vs in-process": "1.00"},
+        {"system": f"paralib encode (Ray Data, {args.dtype} Parquet)",
+         "workers": f"{int(resources.get('CPU', 0))} actors x 1 thread",
+         "seconds": round(ray_s, 1), "sentences/s": round(ray_rate),
+         "vs in-process": f"{ray_rate / inproc_rate:.2f}"},
+    ]
+    rows.append({"system": "  the same, once its actors are up", "workers": rows[-1]["workers"],
+                 "seconds": "", "sentences/s": round(steady),
+                 "vs in-process": f"{steady / inproc_rate:.2f}"})
+    print(f"{len(sents):,} English sentences in {args.files} files, model {args.model}")
+    print(table(rows, ["system", "workers", "seconds", "sentences/s", "vs in-process"]))
+    print(f"goal: paralib encode >= 0.8x in-process; measured {ray_rate / inproc_rate:.2f}x")
+    name = "encode_speed" if args.n == DEFAULT_N else f"encode_speed-{args.n}"
+    path = write_json(name, {
+        "machine": machine(), "sentences": len(sents), "sources": counts, "files": args.files,
+        "model": args.model, "batch_size": args.batch_size, "shard_rows": args.shard_rows,
+        "dtype": args.dtype, "in_process_seconds": [round(first, 2), round(second, 2)],
+        "ray_seconds": round(ray_s, 2), "ray_stage_report_seconds": round(report.seconds, 2),
+        "ray_first_shard_marked_after_s": round(first_marker - wall, 2),
+        "ray_cluster_cpus": resources.get("CPU"), "output_parquet_bytes": out_bytes,
+        "load_average_1min": [round(v, 2) for v in load], "rows": rows,
+        "ratio": round(ray_rate / inproc_rate, 3),
+        "steady_ratio": round(steady / inproc_rate, 3)})
+    print(f"wrote {path}")
+
+
+def steady_rate(markers: Path, actors: int) -> float:
+    """Sentences a second once every actor is up: from the time the ``actors``-th shard was
+    marked complete (each actor has then finished one) to the last marker, over the shards
+    marked in between (marker files' modification times)."""
+    marks = sorted((p.stat().st_mtime, json.loads(p.read_text())["rows_out"])
+                   for p in markers.glob("*.json"))
+    k = max(1, min(actors, len(marks) - 1))
+    seconds = marks[-1][0] - marks[k - 1][0]
+    return sum(n for _, n in marks[k:]) / seconds if seconds > 0 else float("nan")
+
+
+def encoder_threads() -> int:
+    """torch's intra-op threads in this process."""
+    import torch
+
+    return torch.get_num_threads()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""``paralib encode`` on Ray Data: monolingual text shards → an actor pool → Parquet vectors.
+
+The shards (:func:`paralib.encode.read.plan_text_shards`) become the items of a dataset;
+a pool of :class:`~paralib.encode.actor.EncodeActor` (one per CPU core, or one per GPU when
+the cluster has GPUs) reads, encodes and writes each shard, and the driver receives only
+per-shard counts and writes a shard's completion marker once all its lines are in
+(:mod:`paralib.io.stage`, as back-translation does). A killed job resumes: complete shards
+are skipped, an incomplete shard's partial parts are deleted and it is redone, so every
+input line is in the output (``data/``) or in ``rejects/`` exactly once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+
+from paralib.config import Config
+from paralib.encode.actor import EncodeActor
+from paralib.encode.config import EncodeConfig
+from paralib.encode.read import plan_text_shards
+from paralib.errors import ConfigurationError
+from paralib.io import fs as pfs
+from paralib.io.fs import S3Options
+from paralib.io.shards import summary_path
+from paralib.io.stage import (
+    StageReport,
+    check_output,
+    clear_output,
+    collect,
+    fingerprint,
+    finish,
+    pending,
+)
+from paralib.models.errors import ModelLoadError
+from paralib.runtime import init_ray
+
+# The names paralib.models.pretrained gives a model folder's files and format (importing it
+# here would import torch into the driver, which only plans shards and writes markers).
+CONFIG, WEIGHTS, FORMAT = "config.json", "model.safetensors", "paralib-encoder"
+
+
+class EncodeError(ConfigurationError, ValueError):
+    """``paralib encode`` is asked for something it cannot do (no inputs, no model)."""
+
+
+def actor_plan(enc: EncodeConfig, resources: dict) -> dict:
+    """Size and resources of the actor pool.
+
+    ``device: auto`` uses one GPU per actor when the cluster reports GPUs (one actor per
+    GPU unless ``actors`` is set), CPU actors otherwise: ``num_cpus_per_actor`` CPUs each,
+    as many as the cluster's CPUs hold unless ``actors`` is set, each running that many
+    torch threads (at least one). ``device: cuda`` asks for GPUs even when none is up yet, so
+    that an autoscaler starts GPU nodes.
+    """
+    gpus = int(resources.get("GPU", 0))
+    if enc.device == "cuda" or (enc.device == "auto" and gpus > 0):
+        return {"device": "cuda", "num_gpus": 1, "num_cpus": 1, "threads": 1,
+                "size": enc.actors or max(1, gpus)}
+    cpus = float(resources.get("CPU", 1))
+    return {"device": "cpu", "num_gpus": 0, "num_cpus": enc.num_cpus_per_actor,
+            "threads": max(1, round(enc.num_cpus_per_actor)),
+            "size": enc.actors or max(1, int(cpus // enc.num_cpus_per_actor))}
+
+
+def model_stamp(model: str, s3: S3Options | None = None) -> dict:
+    """What identifies a model folder's vectors in the shard fingerprints: the hash of its
+    ``config.json`` (architecture, languages, training summary) and its weights' size.
+    Raises :class:`~paralib.models.errors.ModelLoadError` naming the folder when it is not
+    a paralib model."""
+    import pyarrow.fs as pafs
+
+    where = pfs.join(model, CONFIG)
+    if not pfs.exists(where, s3):
+        raise ModelLoadError(f"encode.model {model}: no {CONFIG} there; expected a model folder "
+                             "that paralib train wrote (e.g. {models}/paralib-en)")
+    raw = pfs.read_bytes(where, s3)
+    try:
+        fmt = json.loads(raw).get("format")
+    except (ValueError, AttributeError):
+        fmt = None
+    if fmt != FORMAT:
+        raise ModelLoadError(f"encode.model {model}: {CONFIG} says format {fmt!r}, expected "
+                             f"{FORMAT!r} (a paralib sentence encoder)")
+    fs, inner = pfs.resolve(pfs.join(model, WEIGHTS), s3)
+    info = fs.get_file_info(inner)
+    if info.type != pafs.FileType.File:
+        raise ModelLoadError(f"encode.model {model}: {WEIGHTS} is missing")
+    return {"config": hashlib.sha1(raw).hexdigest()[:16], "weights_bytes": info.size}
+
+
+def _drop_summary(out: str, s3: S3Options | None) -> None:
+    """An output being extended is unfinished again until :func:`finish` writes the totals."""
+    if pfs.exists(summary_path(out), s3):
+        fs, inner = pfs.resolve(summary_path(out), s3)
+        fs.delete_file(inner)
+
+
+def encode(cfg: Config, progress: bool = True, enc: EncodeConfig | None = None
+           ) -> StageReport:
+    """Encode every line of ``enc.inputs`` (default: ``cfg.encode``) into ``enc.output``;
+    returns the counts (also in ``_summary.json``)."""
+    import ray
+
+    enc = enc or cfg.encode
+    s3 = cfg.s3.options()
+    if not enc.inputs:
+        raise EncodeError("encode: no inputs configured: set encode.inputs (text files or "
+                          "globs, local or s3://) or give --input")
+    stamp = model_stamp(enc.model, s3)
+    t0 = time.perf_counter()
+    shards = plan_text_shards(enc.inputs, enc.shard_rows, s3)
+    if enc.overwrite:
+        clear_output(enc.output, s3)
+    else:
+        check_output(enc.output, s3)
+    report = StageReport(output=enc.output, unit="vectors", shards=len(shards))
+    options = {"model": stamp, "dtype": enc.dtype, "normalize": enc.normalize,
+               "max_chars": enc.max_chars}
+    prints = {s.key: fingerprint(s.to_dict(), options) for s in shards}
+    keys = pending([s.key for s in shards], enc.output, s3, report, prints)
+    if keys:
+        _drop_summary(enc.output, s3)
+        wanted = set(keys)
+        todo = [s for s in shards if s.key in wanted]
+        plan = actor_plan(enc, init_ray(cfg.ray))
+        ray.data.DataContext.get_current().enable_progress_bars = progress
+        ds = ray.data.from_items([s.to_dict() for s in todo], override_num_blocks=len(todo))
+        ds = ds.map_batches(
+            EncodeActor,
+            fn_constructor_kwargs={
+                "model": enc.model, "out": enc.output, "dtype": enc.dtype,
+                "normalize": enc.normalize, "batch_size": enc.batch_size,
+                "max_chars": enc.max_chars, "s3": s3, "device": plan["device"],
+                "threads": plan["threads"]},
+            batch_size=1,
+            batch_format="pandas",
+            compute=ray.data.ActorPoolStrategy(size=min(plan["size"], len(todo))),
+            num_cpus=plan["num_cpus"],
+            num_gpus=plan["num_gpus"],
+        )
+        collect(ds, keys, enc.output, s3, report, progress, "encode", prints)
+    return finish(report, s3, t0)

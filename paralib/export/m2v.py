@@ -1,0 +1,47 @@
+"""The model2vec folder of a paralib model (``paralib export --to model2vec``).
+
+model2vec's ``StaticModel`` averages one table's rows over a ``tokenizers`` tokeniser's ids,
+so it expresses the static models of :mod:`paralib.export.static` (one averaging part over
+SP or WORD tokens) and nothing else. Its ``encode`` drops the tokeniser's unknown token (the
+tokeniser of :mod:`paralib.export.hf_tokenizer` never emits it) and, before tokenising, cuts
+every text at ``max_length`` × the median token length in characters; ``max_length`` is the
+part's ``max_tokens``, so texts longer than that may lose a few of their first ``max_tokens``
+tokens.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from paralib.export.errors import ExportError
+from paralib.export.static import STATIC_KINDS, describe, not_static, static_table
+from paralib.models.pretrained import SentenceEncoder
+
+
+def check_model2vec(encoder: SentenceEncoder, where: str) -> None:
+    """Raise :class:`ExportError` when model2vec cannot express the model."""
+    reason = not_static(encoder.model.config)
+    if reason is not None:
+        raise ExportError(
+            f"{where}: model2vec cannot express {describe(encoder.model.config)}: {reason}. "
+            f"It averages one table of token vectors, so it takes {STATIC_KINDS}; export "
+            "this model with --to sentence-transformers instead")
+
+
+def write_model2vec(encoder: SentenceEncoder, folder: Path, where: str) -> str:
+    """Save ``encoder`` as a model2vec ``StaticModel`` into ``folder``; returns the model
+    card's note on where model2vec cuts long texts."""
+    from model2vec import StaticModel
+
+    check_model2vec(encoder, where)
+    table = static_table(encoder.model)
+    config = {"model_type": "model2vec", "architectures": ["StaticModel"],
+              "hidden_dim": int(table.vectors.shape[1]), "pooling": "mean"}
+    model = StaticModel(table.vectors, table.tokenizer, config=config, normalize=False,
+                        language=list(encoder.languages), max_length=table.max_tokens)
+    model.save_pretrained(folder)
+    cut = table.max_tokens * model.median_token_length
+    return (f"model2vec cuts every text at `max_length` x the median token length = "
+            f"{table.max_tokens} x {model.median_token_length} = {cut:,} characters before "
+            f"tokenising, then at {table.max_tokens} tokens, as paralib does; a text longer "
+            f"than {cut:,} characters may lose a few of its first {table.max_tokens} tokens.")

@@ -1,0 +1,71 @@
+"""Config section of ``paralib mine``: translation pairs between two monolingual corpora.
+
+Kept apart from :mod:`paralib.config` (which includes it as ``mine``) so that the stage's
+modules import it without a cycle.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from paralib.schema import ExpandedPath, Strict
+
+
+class MineConfig(Strict):
+    """``paralib mine``: margin-scored nearest neighbours between ``src`` and ``tgt`` (2019
+    §3.4, the BUCC task; Artetxe & Schwenk 2019, "Margin-based parallel corpus mining with
+    multilingual sentence embeddings": ratio margin over ``k`` neighbours each way, the
+    max-score candidates, each sentence used at most once).
+
+    ``src`` / ``tgt`` are a ``paralib encode`` output folder, Parquet files of its columns
+    (a file or a glob), or text files (a file or a glob, one sentence a line, local or
+    ``s3://``), which are encoded first with the ``encode`` section's model and actors into
+    ``output/embeddings/src`` and ``.../tgt`` (in ``src_lang`` / ``tgt_lang``; unset: ``und``
+    for text, the stored ``lang`` otherwise).
+
+    Output (a stage folder under ``output``, read by ``paralib select`` and usable as a
+    ``paralib train`` source of kind ``corpus``): ``id`` (the source sentence's id),
+    ``corpus``, ``src_lang``, ``src``, ``ref`` (the target sentence), ``ref_lang``,
+    ``src_id``, ``ref_id``, ``margin``, ``cosine`` and ``group`` (pairs whose target sides
+    have one normal form share it). Candidates whose margin is below ``threshold`` go to
+    ``rejects/`` with the reason (unset: every candidate is kept).
+
+    The faiss index of the k-nearest-neighbour search, over one side's unit vectors:
+    ``flat`` is exact (``IndexFlatIP``: every inner product); ``ivf`` (``IndexIVFFlat``)
+    searches ``nprobe`` of ``nlist`` k-means cells (``nlist`` unset: about 4·√n, at least 39
+    training vectors a cell); ``hnsw`` (``IndexHNSWFlat``) walks a graph of ``hnsw_m``
+    links a node, with ``hnsw_ef_construction`` / ``hnsw_ef_search`` candidates while
+    building / searching. ``auto`` is ``flat`` for fewer than ``exact_below`` vectors, else
+    ``hnsw`` (which kept BUCC's F1 where IVF lost points, :mod:`paralib.mine.index`). The
+    kind is chosen per direction, by the size of the side searched.
+    """
+
+    src: ExpandedPath | None = None
+    tgt: ExpandedPath | None = None
+    src_lang: str | None = Field(default=None, min_length=2, max_length=8)
+    tgt_lang: str | None = Field(default=None, min_length=2, max_length=8)
+    output: ExpandedPath = "output/mine"
+    corpus: str = Field(default="mined", pattern=r"^[A-Za-z0-9_.-]+$")
+    k: int = Field(default=4, ge=1)
+    threshold: float | None = None
+    index: Literal["auto", "flat", "ivf", "hnsw"] = "auto"
+    exact_below: int = Field(default=100_000, ge=1)
+    nlist: int | None = Field(default=None, ge=1)
+    nprobe: int = Field(default=32, ge=1)
+    hnsw_m: int = Field(default=32, ge=2)
+    hnsw_ef_construction: int = Field(default=200, ge=1)
+    hnsw_ef_search: int = Field(default=128, ge=1)
+    part_rows: int = Field(default=100_000, ge=1)
+    overwrite: bool = False
+
+    @model_validator(mode="after")
+    def _canonical_langs(self) -> MineConfig:
+        from paralib.corpora.langs import canonical
+
+        for key in ("src_lang", "tgt_lang"):
+            value = getattr(self, key)
+            if value is not None:
+                object.__setattr__(self, key, canonical(value))
+        return self

@@ -1,0 +1,209 @@
+"""``paralib mine SRC TGT``: translation pairs between two monolingual corpora.
+
+Both sides become sentence vectors (read from a ``paralib encode`` output, or text encoded
+first by the encode stage into ``output/embeddings/``), the margin core
+(:func:`paralib.mine.margin.mine_pairs`: ratio margin, max-score, 2019 §3.4 after Artetxe &
+Schwenk 2019) pairs them, and the pairs are written as a stage output (``data/``,
+``rejects/`` for candidates under ``threshold``, ``_markers/``, ``_summary.json``) with
+``mine.json`` (sizes, indexes, seconds, the fingerprint of inputs and options). A finished
+output whose fingerprint matches is reused; an unfinished one is mined again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from paralib.config import Config
+from paralib.decontaminate.normalise import normal_form
+from paralib.encode.config import TextInput
+from paralib.encode.pipeline import encode
+from paralib.encode.vectors import Vectors, is_encode_output, read_vectors
+from paralib.errors import ConfigurationError
+from paralib.io import fs as pfs
+from paralib.io.bitext import group_ids
+from paralib.io.shards import SUMMARY, write_marker
+from paralib.io.stage import (
+    StageError,
+    StageReport,
+    check_output,
+    clear_output,
+    fingerprint,
+    finish,
+    write_parts,
+)
+from paralib.mine.index import IndexSpec
+from paralib.mine.margin import mine_pairs
+
+INFO_FILE = "mine.json"
+EMBEDDINGS = "embeddings"
+PAIRS_SCHEMA = pa.schema(
+    [("id", pa.string()), ("corpus", pa.string()), ("src_lang", pa.string()),
+     ("src", pa.string()), ("ref", pa.string()), ("ref_lang", pa.string()),
+     ("src_id", pa.string()), ("ref_id", pa.string()), ("margin", pa.float64()),
+     ("cosine", pa.float32()), ("group", pa.int64())])
+
+
+class MineError(ConfigurationError, ValueError):
+    """``paralib mine`` is asked for something it cannot do (no input, unequal vectors)."""
+
+
+@dataclass
+class MineResult:
+    """The counts of a mining run (``rows_in`` = candidates, ``rows_out`` = pairs kept) and
+    what ``mine.json`` holds."""
+
+    report: StageReport
+    info: dict
+
+    def text(self) -> str:
+        """The summary line, then the stage's counts."""
+        i = self.info
+        thr = "" if i["threshold"] is None else f" with margin >= {i['threshold']}"
+        idx = ", ".join(f"{d} {_index_text(i['indexes'][d])}" for d in ("forward", "backward"))
+        head = (f"mined {self.report.rows_out} pairs{thr} of {self.report.rows_in} candidates "
+                f"(each sentence at most once) between {i['n_src']} {i['src_lang']} and "
+                f"{i['n_tgt']} {i['tgt_lang']} sentences; k={i['k']}; index {idx}; "
+                f"{i['seconds']['total']:.1f}s" + (" (already done)" if i.get("reused") else ""))
+        return head + "\n" + self.report.text()
+
+
+def _index_text(info: dict) -> str:
+    extra = ", ".join(f"{k}={v}" for k, v in info.items() if k not in ("kind", "keys"))
+    return f"{info['kind']}({extra})" if extra else info["kind"]
+
+
+def _is_vectors(path: str, s3) -> bool:
+    return path.endswith(".parquet") or is_encode_output(path, s3)
+
+
+def side_vectors(cfg: Config, side: str, progress: bool) -> tuple[Vectors, dict]:
+    """The vectors of ``mine.src`` or ``mine.tgt`` and how they were made."""
+    m, s3 = cfg.mine, cfg.s3.options()
+    path, lang = getattr(m, side), getattr(m, f"{side}_lang")
+    if _is_vectors(path, s3):
+        vec = read_vectors(path, s3)
+        info = {"input": path, "kind": "vectors"}
+    else:
+        enc = cfg.encode.model_copy(update={
+            "inputs": [TextInput(path=path, lang=lang or "und")], "normalize": False,
+            "dtype": "float32", "overwrite": False,
+            "output": pfs.join(m.output, EMBEDDINGS, side)})
+        report = encode(cfg, progress, enc)
+        vec = read_vectors(enc.output, s3)
+        info = {"input": path, "kind": "text", "model": enc.model, "encode": asdict(report)}
+    if not len(vec.ids):
+        raise MineError(f"mine.{side} ({path}): no sentences to mine")
+    info["lang"] = lang or vec.lang()
+    info["sentences"] = len(vec.ids)
+    return vec, info
+
+
+def _line(row_id: str) -> int:
+    tail = row_id.rsplit(":", 1)[-1]
+    return int(tail) if tail.isdigit() else -1
+
+
+def pairs_frame(x: Vectors, y: Vectors, src_lang: str, tgt_lang: str, corpus: str,
+                threshold: float | None, k: int, spec: IndexSpec) -> tuple[pd.DataFrame, dict]:
+    """Mine ``x`` against ``y``: every candidate as a row (``reason`` set below
+    ``threshold``), best first, and the indexes used."""
+    mined = mine_pairs(x.matrix, y.matrix, k, spec)
+    src = [x.texts[i] for i in mined.src]
+    ref = [y.texts[i] for i in mined.trg]
+    ids = [x.ids[i] for i in mined.src]
+    low = (np.zeros(len(ids), dtype=bool) if threshold is None
+           else mined.margin < threshold)
+    df = pd.DataFrame({
+        "id": ids, "corpus": corpus, "src_lang": src_lang, "src": src, "ref": ref,
+        "ref_lang": tgt_lang, "src_id": ids, "ref_id": [y.ids[i] for i in mined.trg],
+        "margin": mined.margin, "cosine": mined.cosine.astype(np.float32),
+        "group": group_ids([normal_form(t) for t in ref]),
+        "line": np.array([_line(i) for i in ids], dtype=np.int64),
+        "reason": np.where(low, f"margin below {threshold}", ""),
+        "raw": [f"{s[:200]}\t{t[:200]}" for s, t in zip(src, ref, strict=True)],
+        "_first": True})
+    return df, mined.indexes
+
+
+def _ids_hash(vec: Vectors) -> str:
+    return hashlib.sha1("\n".join(vec.ids).encode()).hexdigest()[:16]
+
+
+def _read_info(out: str, s3) -> dict | None:
+    path = pfs.join(out, INFO_FILE)
+    return json.loads(pfs.read_bytes(path, s3)) if pfs.exists(path, s3) else None
+
+
+def write_pairs(df: pd.DataFrame, out: str, corpus: str, part_rows: int, print_: str,
+                report: StageReport, s3) -> None:
+    """Write the candidates in parts of ``part_rows`` rows (key ``<corpus>-<n>``), each with
+    its completion marker."""
+    for n, start in enumerate(range(0, len(df), part_rows)):
+        part = df.iloc[start:start + part_rows].copy()
+        part["shard_key"] = f"{corpus}-{n:05d}"
+        part["shard_total"] = len(part)
+        for row in write_parts(part, out, s3, schema=PAIRS_SCHEMA).to_dict("records"):
+            counts = {"rows_in": row["total"], "rows_out": row["rows_out"],
+                      "rows_rejected": row["rows_rejected"], "hypotheses": row["hypotheses"],
+                      "reasons": json.loads(row["reasons"]), "fingerprint": print_}
+            write_marker(out, row["shard_key"], counts, s3)
+            report.add(counts)
+            report.shards += 1
+
+
+def run_mine(cfg: Config, progress: bool = True) -> MineResult:
+    """Mine ``cfg.mine.src`` against ``cfg.mine.tgt`` into ``cfg.mine.output``."""
+    m, s3 = cfg.mine, cfg.s3.options()
+    for side in ("src", "tgt"):
+        if getattr(m, side) is None:
+            raise MineError(f"mine.{side} is not set: give SRC and TGT (paralib mine SRC TGT) "
+                            "or set mine.src and mine.tgt")
+    extra = (EMBEDDINGS, INFO_FILE)
+    if m.overwrite:
+        clear_output(m.output, s3, extra, marks=(INFO_FILE,))
+    else:
+        check_output(m.output, s3, extra, marks=(INFO_FILE,))
+    previous = _read_info(m.output, s3)
+    if previous is None:  # marks the folder as this stage's before the vectors go in
+        pfs.write_bytes(pfs.join(m.output, INFO_FILE), b'{"fingerprint": null}', s3)
+    t0 = time.perf_counter()
+    (x, src_info), (y, tgt_info) = side_vectors(cfg, "src", progress), side_vectors(
+        cfg, "tgt", progress)
+    if x.matrix.shape[1] != y.matrix.shape[1]:
+        raise MineError(f"mine.src has {x.matrix.shape[1]}-dimensional vectors and mine.tgt "
+                        f"{y.matrix.shape[1]}-dimensional ones: encode both with one model")
+    t_vectors = time.perf_counter() - t0
+    options = m.model_dump(exclude={"output", "overwrite", "part_rows", "src_lang",
+                                    "tgt_lang"})
+    print_ = fingerprint(options, src_info["lang"], tgt_info["lang"], _ids_hash(x),
+                         _ids_hash(y), x.matrix.shape, y.matrix.shape)
+    done = previous is not None and pfs.exists(pfs.join(m.output, SUMMARY), s3)
+    if done and previous["fingerprint"] != print_:
+        raise StageError(f"{m.output} holds pairs mined from other inputs or with other "
+                         "options; use another mine.output or set mine.overwrite: true")
+    if done:
+        report = StageReport(**json.loads(pfs.read_bytes(pfs.join(m.output, SUMMARY), s3)))
+        return MineResult(report, {**previous, "reused": True})
+    # what an unfinished attempt wrote; the vectors are kept
+    clear_output(m.output, s3, marks=(INFO_FILE,))
+    report = StageReport(output=m.output, unit="mined pairs")
+    t1 = time.perf_counter()
+    df, indexes = pairs_frame(x, y, src_info["lang"], tgt_info["lang"], m.corpus,
+                              m.threshold, m.k, IndexSpec.of(m))
+    t_mine = time.perf_counter() - t1
+    write_pairs(df, m.output, m.corpus, m.part_rows, print_, report, s3)
+    info = {"fingerprint": print_, "src": src_info, "tgt": tgt_info,
+            "src_lang": src_info["lang"], "tgt_lang": tgt_info["lang"],
+            "n_src": len(x.ids), "n_tgt": len(y.ids), "k": m.k, "threshold": m.threshold,
+            "indexes": indexes,
+            "seconds": {"vectors": round(t_vectors, 2), "mine": round(t_mine, 2),
+                        "total": round(time.perf_counter() - t0, 2)}}
+    pfs.write_bytes(pfs.join(m.output, INFO_FILE), json.dumps(info, indent=2).encode(), s3)
+    return MineResult(finish(report, s3, t0), info)
