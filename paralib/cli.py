@@ -41,8 +41,9 @@ EXAMPLES = {
     "lm train": "paralib lm train --config configs/quickstart.yaml",
     "classifier train": "paralib classifier train --config configs/quickstart.yaml",
     "train": "paralib train --config configs/paralib-en.yaml",
-    "encode": "paralib encode --model models/paralib-en --input sentences.txt --output out.npy",
-    "mine": "paralib mine de.txt en.txt --model models/paralib-en --output output/mined",
+    "encode": ("paralib encode --model models/paralib-en --input 'news/*.de.gz' --lang de "
+               "--output output/encode-de"),
+    "mine": "paralib mine output/encode-de output/encode-en --output output/mine",
     "export": "paralib export models/paralib-en output/paralib-en-st --to sentence-transformers",
     "evaluate": "paralib evaluate --model models/paralib-en --baseline glove --suite sts",
     "tune": "paralib tune --space tune/spaces/learning-rate.yaml --config configs/train-sp.yaml",
@@ -110,12 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fresh", action="store_true", help="start the run of train.name over "
                    "instead of resuming it (deletes that run folder, which paralib made)")
 
-    p = sub.add_parser("encode", help="embed a text file (one sentence per line) to .npy")
-    p.add_argument("--model", required=True, help="trained model folder")
-    p.add_argument("--input", required=True, help="text file, one sentence per line (.gz ok)")
-    p.add_argument("--output", required=True, help="output .npy file")
-    p.add_argument("--batch-size", type=int, default=256)
-    p.add_argument("--normalize", action="store_true", help="unit-length vectors")
+    from paralib.encode import cli as encode_cli
+    from paralib.mine import cli as mine_cli
+
+    encode_cli.add_parser(sub)
+    mine_cli.add_parser(sub)
 
     from paralib.evaluate import cli as evaluate_cli
 
@@ -278,11 +278,13 @@ def run(args) -> int:
 
         return run_tune(args)
     if args.command == "encode":
-        from paralib.models.encode_file import encode_file
+        from paralib.encode.cli import run as run_encode
 
-        print(json.dumps(encode_file(args.model, args.input, args.output, args.batch_size,
-                                     args.normalize), indent=2))
-        return 0
+        return run_encode(args)
+    if args.command == "mine":
+        from paralib.mine.cli import run as run_mine
+
+        return run_mine(args)
     if args.command == "mt" and args.mt_command == "train":
         from paralib.mt.train import train_mt
 

@@ -16,6 +16,7 @@ import json
 import time
 
 from paralib.config import Config
+from paralib.console import data_progress_bars
 from paralib.encode.actor import EncodeActor
 from paralib.encode.config import EncodeConfig
 from paralib.encode.read import plan_text_shards
@@ -33,7 +34,7 @@ from paralib.io.stage import (
     pending,
 )
 from paralib.models.errors import ModelLoadError
-from paralib.runtime import init_ray
+from paralib.runtime import check_fits, init_ray
 
 # The names paralib.models.pretrained gives a model folder's files and format (importing it
 # here would import torch into the driver, which only plans shards and writes markers).
@@ -124,7 +125,10 @@ def encode(cfg: Config, progress: bool = True, enc: EncodeConfig | None = None
         wanted = set(keys)
         todo = [s for s in shards if s.key in wanted]
         plan = actor_plan(enc, init_ray(cfg.ray))
-        ray.data.DataContext.get_current().enable_progress_bars = progress
+        size = min(plan["size"], len(todo))
+        check_fits(cfg.ray, {"CPU": plan["num_cpus"], "GPU": plan["num_gpus"]},
+                   "encode actor (encode.actors, encode.num_cpus_per_actor)", count=size)
+        ray.data.DataContext.get_current().enable_progress_bars = data_progress_bars(progress)
         ds = ray.data.from_items([s.to_dict() for s in todo], override_num_blocks=len(todo))
         ds = ds.map_batches(
             EncodeActor,
@@ -135,9 +139,10 @@ def encode(cfg: Config, progress: bool = True, enc: EncodeConfig | None = None
                 "threads": plan["threads"]},
             batch_size=1,
             batch_format="pandas",
-            compute=ray.data.ActorPoolStrategy(size=min(plan["size"], len(todo))),
+            compute=ray.data.ActorPoolStrategy(size=size),
             num_cpus=plan["num_cpus"],
             num_gpus=plan["num_gpus"],
         )
-        collect(ds, keys, enc.output, s3, report, progress, "encode", prints)
+        collect(ds, keys, enc.output, s3, report, progress, "encode", prints,
+                rows=sum(s.rows for s in todo))
     return finish(report, s3, t0)

@@ -15,6 +15,7 @@ from paralib.config import load_config
 from paralib.encode.pipeline import EncodeError, actor_plan, encode
 from paralib.encode.read import file_name
 from paralib.encode.vectors import VectorsError, read_vectors
+from paralib.errors import ResourcesError
 from paralib.io.bitext import BitextError
 from paralib.io.shards import read_output
 from paralib.io.stage import StageError
@@ -107,6 +108,10 @@ def test_every_line_once_vectors_match_and_resume(ray_session, tiny_encoder_dir,
     with pytest.raises(StageError, match="other options"):
         encode(_config(tiny_encoder_dir, tmp_path / "in" / "*" / "news*", out,
                        "encode.normalize=true"), progress=False)
+    # more actors than the embedded Ray's 2 CPUs hold fail at once instead of waiting
+    with pytest.raises(ResourcesError, match="encode actor"):
+        encode(_config(tiny_encoder_dir, tmp_path / "in" / "*" / "news*", tmp_path / "o4",
+                       "encode.actors=4"), progress=False)
 
 
 def test_s3_input_and_output(ray_session, tiny_encoder_dir, en_text, s3_endpoint, s3_options):
