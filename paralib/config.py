@@ -334,14 +334,32 @@ class Config(Strict):
 
 
 def _set_path(tree: dict, dotted: str, value: Any) -> None:
+    """Set ``dotted`` in the raw config tree; a numeric key indexes a list that the config
+    file gives (``train.model.parts.0.dim=64``)."""
     keys = dotted.split(".")
-    node = tree
-    for key in keys[:-1]:
-        nxt = node.setdefault(key, {})
-        if not isinstance(nxt, dict):
-            raise ConfigError(f"--set {dotted}: '{key}' is not a section")
-        node = nxt
-    node[keys[-1]] = value
+    node: Any = tree
+    for depth, key in enumerate(keys):
+        last = depth == len(keys) - 1
+        where = ".".join(keys[:depth]) or "(top level)"
+        if isinstance(node, list):
+            if not key.isdigit() or int(key) >= len(node):
+                raise ConfigError(f"--set {dotted}: {where} is a list of {len(node)}; "
+                                  f"expected an index 0-{len(node) - 1}, got '{key}'")
+            if last:
+                node[int(key)] = value
+                return
+            node = node[int(key)]
+            continue
+        if not isinstance(node, dict):
+            raise ConfigError(f"--set {dotted}: {where} is a value, not a section or list")
+        if last:
+            node[key] = value
+            return
+        if key not in node and keys[depth + 1].isdigit():
+            raise ConfigError(f"--set {dotted}: {'.'.join(keys[:depth + 1])} is not in the "
+                              "config file, so it has no items to index; set the whole list, "
+                              f"e.g. --set {'.'.join(keys[:depth + 1])}=[...]")
+        node = node.setdefault(key, {})
 
 
 def parse_override(item: str) -> tuple[str, Any]:

@@ -79,3 +79,16 @@ def test_data_placeholder_expands(data_dir):
     cfg = load_config(None, ["bitext.inputs=[{corpus: a, src_lang: de, format: tsv, "
                              "path: '{data}/x.tsv'}]"])
     assert cfg.bitext.inputs[0].path == f"{data_dir}/x.tsv"
+
+
+def test_set_indexes_lists_of_the_config_file():
+    from paralib.config import ConfigError, load_config
+
+    cfg = load_config("configs/paralib-en.yaml", ["train.model.parts.0.dim=64"])
+    assert cfg.train.model.parts[0].dim == 64
+    with pytest.raises(ConfigError, match=r"train.model.parts is a list of 1; expected an index"):
+        load_config("configs/paralib-en.yaml", ["train.model.parts.3.dim=64"])
+    with pytest.raises(ConfigError, match=r"select.bounds is not in the config file"):
+        load_config("configs/paralib-en.yaml", ["select.bounds.0.lower=1"])
+    with pytest.raises(ConfigError, match=r"train.epochs is a value"):
+        load_config("configs/paralib-en.yaml", ["train.epochs.x=1"])

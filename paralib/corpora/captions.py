@@ -31,12 +31,18 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from paralib.io import fs as pfs
 from paralib.io.bitext import BitextError
 from paralib.io.fs import S3Options
 from paralib.io.lines import iter_lines
 from paralib.io.shards import write_marker, write_part
-from paralib.io.stage import REJECT_SCHEMA, StageReport, fingerprint, finish, pending
+from paralib.io.stage import (
+    REJECT_SCHEMA,
+    StageReport,
+    clear_output,
+    fingerprint,
+    finish,
+    pending,
+)
 from paralib.paths import data_root
 from paralib.translate.stages import OUTPUT_SCHEMA
 
@@ -117,7 +123,7 @@ def write_caption_pairs(output: str, split: str = "train", limit: int | None = N
     prints = {key: fingerprint([str(f) for f in files], split, start, stop, "k,k+1")
               for key, (_, start, stop) in ranges.items()}
     if overwrite:
-        pfs.delete_dir(output, s3)
+        clear_output(output, s3)  # its own entries only, never a user's folder
     report = StageReport(output=output, unit="caption pairs", shards=len(ranges))
     for key in pending(list(ranges), output, s3, report, prints):
         shard, start, stop = ranges[key]

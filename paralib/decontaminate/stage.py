@@ -41,6 +41,7 @@ from paralib.io.shards import parquet_files, read_marker, write_marker, write_pa
 from paralib.io.stage import (
     REJECT_SCHEMA,
     StageReport,
+    clear_output,
     collect,
     fingerprint,
     finish,
@@ -208,7 +209,7 @@ def decontaminate(cfg: Config, progress: bool = True) -> StageReport:
         log.warning("decontaminate: evaluation set %s not checked: %s not found", name, path)
     shards = plan_shards(inputs, cfg.bitext.shard_rows, s3)
     if dc.overwrite:
-        pfs.delete_dir(dc.output, s3)
+        clear_output(dc.output, s3)  # its own entries only, never a user's folder
     report = StageReport(output=dc.output, unit="pairs", shards=len(shards))
     checks = cfg.bitext.checks.model_dump()
     prints = {s.key: fingerprint(s.to_dict(), cfg.bitext.max_chars, checks, dc.ngram,

@@ -23,7 +23,15 @@ from paralib.filters.config import ScorerSpec
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
 from paralib.io.shards import MARKERS, marker_keys, parquet_files, read_marker, write_marker
-from paralib.io.stage import StageReport, collect, fingerprint, finish, pending, write_parts
+from paralib.io.stage import (
+    StageReport,
+    clear_output,
+    collect,
+    fingerprint,
+    finish,
+    pending,
+    write_parts,
+)
 from paralib.runtime import check_fits, init_ray
 
 INTERNAL = ("shard_key", "shard_total", "reason", "raw", "line", "_first")
@@ -140,7 +148,7 @@ def score(cfg: Config, progress: bool = True) -> StageReport:
     columns = input_columns(shards, s3)
     scorers = check_scorers(sc_cfg.scorers, columns)
     if sc_cfg.overwrite:
-        pfs.delete_dir(sc_cfg.output, s3)
+        clear_output(sc_cfg.output, s3, extra=("_scorers.json",))  # never a user's folder
     report = StageReport(output=sc_cfg.output, unit="scored pairs", shards=len(shards))
     specs = [s.model_dump() for s in sc_cfg.scorers]
     prints = {k: fingerprint(files, specs) for k, files in shards.items()}

@@ -97,7 +97,8 @@ def check_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
     """The entries of ``out`` that its stage made (:data:`OWN_ENTRIES` and ``extra``).
 
     ``out`` may be missing, empty, or a stage output (it has ``_markers/``,
-    ``_summary.json`` or one of the stage's own ``marks``); anything else is a folder
+    ``_summary.json`` or one of the stage's own ``marks``, or holds nothing but the stage's
+    own entries, as an interrupted first run leaves it); anything else is a folder
     paralib did not make, and :class:`StageError` says so before any work: paralib never
     writes into it or deletes it.
     """
@@ -110,11 +111,12 @@ def check_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
     if info.type != pafs.FileType.Directory:
         raise StageError(f"output {out} is a file, not a folder; choose another output")
     names = {i.base_name for i in fs.get_file_info(pafs.FileSelector(inner))}
-    if names and not names & {MARKERS, SUMMARY, *marks}:
+    own = {*OWN_ENTRIES, *extra}
+    if names and not names & {MARKERS, SUMMARY, *marks} and not names <= own:
         shown = ", ".join(sorted(names)[:5])
         raise StageError(f"output {out} holds files that paralib did not write ({shown}) and "
                          f"no {MARKERS}/ or {SUMMARY}: choose another output folder")
-    return sorted(names & {*OWN_ENTRIES, *extra})
+    return sorted(names & own)
 
 
 def clear_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),

@@ -17,9 +17,16 @@ import pyarrow as pa
 
 from paralib.config import BacktranslateConfig, Config, InputConfig
 from paralib.console import data_progress_bars
-from paralib.io import fs as pfs
 from paralib.io.bitext import BitextError, plan_shards, read_shards
-from paralib.io.stage import StageReport, collect, fingerprint, finish, pending, write_parts
+from paralib.io.stage import (
+    StageReport,
+    clear_output,
+    collect,
+    fingerprint,
+    finish,
+    pending,
+    write_parts,
+)
 from paralib.runtime import check_fits, init_ray
 from paralib.translate.stages import TranslateActor
 from paralib.translate.translator import check_model_dir
@@ -75,7 +82,7 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
     t0 = time.perf_counter()
     shards = plan_shards(inputs, cfg.bitext.shard_rows, s3)
     if opts.overwrite:
-        pfs.delete_dir(opts.output, s3)
+        clear_output(opts.output, s3)  # its own entries only, never a user's folder
     report = StageReport(output=opts.output, unit=unit, shards=len(shards))
     options = opts.model_dump(exclude={"output", "overwrite", "actors", "min_actors",
                                        "num_cpus_per_actor", "intra_threads", "device",
