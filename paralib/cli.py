@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from paralib.config import Config, load_config
+from paralib.config import Config, add_config_args, load_config
 from paralib.console import (
     configure,
     default_log_root,
@@ -57,57 +57,49 @@ EXAMPLES = {
 }
 
 
-def _config_args(p: argparse.ArgumentParser, default: Path | None = None) -> None:
-    p.add_argument("--config", "-c", default=str(default) if default else None,
-                   help="YAML configuration file" + (f" (default: {default})" if default else ""))
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a config value, e.g. --set backtranslate.beam_size=8")
-    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="paralib", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("quickstart", help="the embedded default run on ../shared/data")
-    _config_args(p, QUICKSTART_CONFIG)
+    add_config_args(p, QUICKSTART_CONFIG)
 
     p = sub.add_parser("backtranslate", help="translate the non-English side into English")
-    _config_args(p)
+    add_config_args(p)
 
     p = sub.add_parser("pivot", help="round-trip (pivot) paraphrases of English text")
-    _config_args(p)
+    add_config_args(p)
 
     p = sub.add_parser("paraphrase", help="k-best paraphrases from a paraphrase model")
-    _config_args(p)
+    add_config_args(p)
 
     p = sub.add_parser(
         "decontaminate", help="the training-ready corpus: checked, decontaminated, grouped",
         description="Read bitext.inputs and bitext.corpora, reject bad lines, remove every pair "
         "sharing a side with an evaluation set, group and de-duplicate, and write "
         "decontaminate.output. Example: paralib decontaminate --config configs/bitext-all.yaml")
-    _config_args(p)
+    add_config_args(p)
 
     p = sub.add_parser("score", help="add one column per scorer to candidate pairs")
-    _config_args(p)
+    add_config_args(p)
 
     p = sub.add_parser("select", help="build a training set from scored pairs")
-    _config_args(p)
+    add_config_args(p)
 
     p = sub.add_parser("analyze", help="write the analysis report of a scored corpus")
-    _config_args(p)
+    add_config_args(p)
 
     lm = sub.add_parser("lm", help="KenLM language models").add_subparsers(dest="lm_command",
                                                                            required=True)
-    _config_args(lm.add_parser("train", help="train 3-gram models on held-out references"))
+    add_config_args(lm.add_parser("train", help="train 3-gram models on held-out references"))
 
     clf = sub.add_parser("classifier", help="reference/translation classifiers")
     clf_sub = clf.add_subparsers(dest="clf_command", required=True)
-    _config_args(clf_sub.add_parser("train", help="train the AVG and LSTM classifiers"))
+    add_config_args(clf_sub.add_parser("train", help="train the AVG and LSTM classifiers"))
 
     p = sub.add_parser("train", help="train a paraphrastic encoder with Ray Train")
-    _config_args(p)
+    add_config_args(p)
     p.add_argument("--fresh", action="store_true", help="start the run of train.name over "
                    "instead of resuming it (deletes that run folder, which paralib made)")
 
@@ -134,12 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
     export_cli.add_parser(sub)
 
     p = sub.add_parser("config", help="print the validated configuration as YAML")
-    _config_args(p)
+    add_config_args(p)
 
     mt = sub.add_parser("mt", help="translation models").add_subparsers(dest="mt_command",
                                                                          required=True)
     p = mt.add_parser("train", help="train a Marian model and convert it to CTranslate2")
-    _config_args(p)
+    add_config_args(p)
     p = mt.add_parser("convert", help="convert a Hugging Face seq2seq model to CTranslate2")
     p.add_argument("src", help="model folder (config.json, weights, tokenizer files)")
     p.add_argument("dst", help="output folder")

@@ -362,6 +362,17 @@ def _set_path(tree: dict, dotted: str, value: Any) -> None:
         node = node.setdefault(key, {})
 
 
+def add_config_args(p, default: Path | None = None,
+                    example: str = "backtranslate.beam_size=8") -> None:
+    """The arguments every configured subcommand takes on an ``argparse`` parser:
+    ``--config``, ``--set`` (read by :func:`load_config`) and ``--no-progress``."""
+    p.add_argument("--config", "-c", default=str(default) if default else None,
+                   help="YAML configuration file" + (f" (default: {default})" if default else ""))
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help=f"override a config value, e.g. --set {example}")
+    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
 def parse_override(item: str) -> tuple[str, Any]:
     """Parse ``a.b=value`` (value as YAML) into ``("a.b", value)``."""
     if "=" not in item:

@@ -41,7 +41,7 @@ def init_ray(cfg: RayConfig) -> dict:
 
     if not ray.is_initialized():
         check_ray_address(cfg)
-        address = cfg.address or os.environ.get("RAY_ADDRESS")
+        address = ray_address(cfg)
         quiet_ray()
         kwargs: dict = {"ignore_reinit_error": True, "log_to_driver": current().log_to_driver}
         if address:
@@ -63,9 +63,14 @@ def largest_node() -> dict[str, float]:
     return max(nodes, key=lambda r: r.get("CPU", 0.0), default={})
 
 
+def ray_address(cfg: RayConfig) -> str | None:
+    """The cluster to join: ``ray.address``, else ``$RAY_ADDRESS``; ``None``: embedded."""
+    return cfg.address or os.environ.get("RAY_ADDRESS")
+
+
 def embedded(cfg: RayConfig) -> bool:
     """Whether paralib runs (or will run) Ray embedded in this process: no address."""
-    return not (cfg.address or os.environ.get("RAY_ADDRESS"))
+    return not ray_address(cfg)
 
 
 def check_fits(cfg: RayConfig, bundle: dict[str, float], what: str, count: int = 1) -> None:

@@ -14,15 +14,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from paralib.config import add_config_args
 from paralib.errors import ConfigurationError
-
-
-def config_args(p: argparse.ArgumentParser) -> None:
-    """``--config``, ``--set`` and ``--no-progress``, as every configured stage has them."""
-    p.add_argument("--config", "-c", default=None, help="YAML configuration file")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a config value, e.g. --set encode.dtype=float16")
-    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
 def flag_overrides(values: dict[str, object]) -> list[str]:
@@ -37,7 +30,7 @@ def add_parser(subparsers) -> None:
         "encode", help="sentence vectors of text files (a Ray Data job; or one file to .npy)",
         description=__doc__.splitlines()[0], epilog="Example: paralib encode --model "
         "models/paralib-en --input 'data/*.txt' --output output/encode --dtype float16")
-    config_args(p)
+    add_config_args(p, example="encode.dtype=float16")
     p.add_argument("--model", help="trained model folder, local or s3:// (encode.model)")
     p.add_argument("--input", nargs="+", action="extend", metavar="PATH",
                    help="text files or globs, one sentence a line, local or s3://, .gz ok "

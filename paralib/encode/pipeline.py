@@ -34,11 +34,8 @@ from paralib.io.stage import (
     pending,
 )
 from paralib.models.errors import ModelLoadError
+from paralib.models.folder import CONFIG, FORMAT, WEIGHTS  # torch-free
 from paralib.runtime import check_fits, init_ray
-
-# The names paralib.models.pretrained gives a model folder's files and format (importing it
-# here would import torch into the driver, which only plans shards and writes markers).
-CONFIG, WEIGHTS, FORMAT = "config.json", "model.safetensors", "paralib-encoder"
 
 
 class EncodeError(ConfigurationError, ValueError):

@@ -8,14 +8,15 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from paralib.errors import InputError
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
+from paralib.io.parquet import read_parquet
 from paralib.io.shards import SUMMARY, parquet_files
 
 
-class VectorsError(ValueError):
+class VectorsError(InputError, ValueError):
     """Stored vectors that cannot be read (an unfinished encode output, missing columns)."""
 
 
@@ -88,7 +89,7 @@ def read_vectors(path: str, s3: S3Options | None = None) -> Vectors:
     langs: list[str] = []
     blocks: list[np.ndarray] = []
     for f in files:
-        table = pq.read_table(f, filesystem=fs)
+        table = read_parquet(f, fs, expected="sentence vectors as paralib encode writes them")
         missing = [c for c in ("id", "text", "embedding") if c not in table.column_names]
         kind = table.schema.field("embedding").type if "embedding" in table.column_names else 0
         if missing or not pa.types.is_fixed_size_list(kind):

@@ -29,6 +29,7 @@ from paralib.evaluate.encoders import (
     SentenceTransformerEncoder,
     unit_rows,
 )
+from paralib.models.folder import CONFIG, FORMAT
 
 PARALIB, SENTENCE_TRANSFORMERS, MODEL2VEC = "paralib", "sentence-transformers", "model2vec"
 OWN_MODULES = ("paralib.export.st_module.ParalibModule",)
@@ -44,8 +45,8 @@ def _json(path: Path) -> dict[str, Any]:
 
 def folder_kind(folder: Path) -> str | None:
     """``paralib``, ``model2vec``, ``sentence-transformers`` or ``None`` (none of them)."""
-    config = _json(folder / "config.json")
-    if config.get("format") == "paralib-encoder":
+    config = _json(folder / CONFIG)
+    if config.get("format") == FORMAT:
         return PARALIB
     marked = config.get("model_type") == "model2vec" or {"normalize", "embedding_dtype"} <= \
         set(config)

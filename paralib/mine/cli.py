@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import argparse
 
-from paralib.encode.cli import config_args, flag_overrides
+from paralib.config import add_config_args
+from paralib.encode.cli import flag_overrides
 
 
 def add_parser(subparsers) -> None:
@@ -25,7 +26,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("src", nargs="?", help="source side: encode output, Parquet or text "
                    "(mine.src)")
     p.add_argument("tgt", nargs="?", help="target side, as SRC (mine.tgt)")
-    config_args(p)
+    add_config_args(p, example="mine.k=8")
     p.add_argument("--model", help="model folder that encodes text inputs (encode.model)")
     p.add_argument("--src-lang", help="language of SRC (mine.src_lang)")
     p.add_argument("--tgt-lang", help="language of TGT (mine.tgt_lang)")

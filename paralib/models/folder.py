@@ -15,6 +15,10 @@ from pathlib import Path
 from paralib.models.errors import ModelFolderError
 
 MARKER = ".paralib-model"
+# A model folder's files and format (here, not in paralib.models.pretrained, so that code
+# which only checks a folder, e.g. the encode driver, does not import torch).
+FORMAT = "paralib-encoder"
+CONFIG, WEIGHTS, CARD = "config.json", "model.safetensors", "README.md"
 
 
 def made_by_paralib(folder: Path) -> bool:
@@ -22,8 +26,7 @@ def made_by_paralib(folder: Path) -> bool:
     if (folder / MARKER).is_file() or (folder.is_dir() and not any(folder.iterdir())):
         return True
     try:
-        return json.loads((folder / "config.json").read_text()).get("format") == \
-            "paralib-encoder"
+        return json.loads((folder / CONFIG).read_text()).get("format") == FORMAT
     except (OSError, ValueError, AttributeError):
         return False
 

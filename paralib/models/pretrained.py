@@ -17,12 +17,10 @@ from safetensors.torch import load_file, save_file
 
 from paralib.models.config import ModelConfig
 from paralib.models.errors import ModelLoadError
-from paralib.models.folder import check_replaceable, mark
+from paralib.models.folder import CARD, CONFIG, FORMAT, WEIGHTS, check_replaceable, mark
 from paralib.models.model import ParaphraseModel
 from paralib.models.tokenizers import Tokenizer, TokenizerError
 
-FORMAT = "paralib-encoder"
-CONFIG, WEIGHTS, CARD = "config.json", "model.safetensors", "README.md"
 
 
 class SentenceEncoder:
