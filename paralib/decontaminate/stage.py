@@ -35,7 +35,7 @@ from paralib.config import Config
 from paralib.decontaminate.index import EvalIndex
 from paralib.decontaminate.normalise import hash_strings
 from paralib.io import fs as pfs
-from paralib.io.bitext import BitextError, plan_shards, read_shards
+from paralib.io.bitext import BitextError, plan_shards, read_shards, shard_inputs
 from paralib.io.fs import S3Options
 from paralib.io.shards import parquet_files, read_marker, write_marker, write_part
 from paralib.io.stage import (
@@ -115,6 +115,12 @@ def _repeats(flat: np.ndarray, bucket_rows: int = 250_000) -> np.ndarray:
     return repeat
 
 
+def _line_of(row_id: str) -> int:
+    """The source line of an id ``input:shard:line[:sub]`` (0 when it names none)."""
+    parts = row_id.split(":")
+    return int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 0
+
+
 def drop_repeats(out: str, key: str, parts: list[tuple[str, np.ndarray]],
                  s3: S3Options | None) -> int:
     """Move the rows marked in each ``(part path, mask)`` of shard ``key`` to its rejects
@@ -128,8 +134,9 @@ def drop_repeats(out: str, key: str, parts: list[tuple[str, np.ndarray]],
         n = dup.num_rows
         raw = pc.binary_join_element_wise(pc.utf8_slice_codeunits(dup["src"], 0, 200),
                                           pc.utf8_slice_codeunits(dup["ref"], 0, 200), "\t")
+        lines = pa.array([_line_of(i) for i in dup["id"].to_pylist()], pa.int64())
         write_part(out, "rejects", key, pa.table(
-            [dup["id"], dup["corpus"], dup["src_lang"], pa.array(np.zeros(n, dtype=np.int64)),
+            [dup["id"], dup["corpus"], dup["src_lang"], lines,
              pa.array([DUPLICATE] * n, pa.string()), raw], schema=REJECT_SCHEMA), s3)
         kept = table.filter(pa.array(~mask))
         if kept.num_rows:
@@ -210,12 +217,14 @@ def decontaminate(cfg: Config, progress: bool = True) -> StageReport:
     shards = plan_shards(inputs, cfg.bitext.shard_rows, s3)
     if dc.overwrite:
         clear_output(dc.output, s3)  # its own entries only, never a user's folder
-    report = StageReport(output=dc.output, unit="pairs", shards=len(shards))
+    report = StageReport(output=dc.output, unit="pairs", shards=len(shards),
+                         stage="decontaminate")
     checks = cfg.bitext.checks.model_dump()
     prints = {s.key: fingerprint(s.to_dict(), cfg.bitext.max_chars, checks, dc.ngram,
                                  dc.min_tokens) for s in shards}
     keys = [s.key for s in shards]
-    todo_keys = pending(keys, dc.output, s3, report, prints)
+    inputs = shard_inputs(shards)
+    todo_keys = pending(keys, dc.output, s3, report, prints, inputs)
     if todo_keys:
         wanted = set(todo_keys)
         todo = [s for s in shards if s.key in wanted]
@@ -234,7 +243,7 @@ def decontaminate(cfg: Config, progress: bool = True) -> StageReport:
         ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas", num_cpus=0.25,
                             fn_kwargs={"out": dc.output, "s3": s3, "schema": CORPUS_SCHEMA})
         collect(ds, todo_keys, dc.output, s3, report, progress, "decontaminate", prints,
-                rows=sum(s.rows for s in todo))
+                rows=sum(s.rows for s in todo), inputs=inputs)
     if dc.dedupe:
         init_ray(cfg.ray)
         remove_duplicates(dc.output, keys, s3, report)

@@ -22,7 +22,13 @@ from paralib.filters.base import Scorer, ScorerError, get_scorer
 from paralib.filters.config import ScorerSpec
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
-from paralib.io.shards import MARKERS, marker_keys, parquet_files, read_marker, write_marker
+from paralib.io.shards import (
+    MARKERS,
+    NoOutputError,
+    complete_shards,
+    read_marker,
+    write_marker,
+)
 from paralib.io.stage import (
     StageReport,
     clear_output,
@@ -38,19 +44,16 @@ INTERNAL = ("shard_key", "shard_total", "reason", "raw", "line", "_first")
 
 
 def input_shards(folder: str, s3: S3Options | None) -> dict[str, list[str]]:
-    """Complete shards of a stage output: ``{shard_key: [parquet files]}``.
+    """Complete shards of a finished stage output: ``{shard_key: [parquet files]}``
+    (:func:`paralib.io.shards.complete_shards`: an unfinished output is refused, naming the
+    stage that has to finish).
 
     Raises :class:`FileNotFoundError` when the folder holds no completed shard.
     """
-    fs, inner = pfs.resolve(folder, s3)
-    keys = marker_keys(folder, s3)
-    if not keys:
-        raise FileNotFoundError(f"no completed shard in {folder} (no {folder}/{MARKERS}/*.json)")
+    out = complete_shards(folder, s3)
+    if not out or list(out) == [""]:
+        raise NoOutputError(f"no completed shard in {folder} (no {folder}/{MARKERS}/*.json)")
     # (a shard whose every row was a reject has a marker and no data files)
-    out: dict[str, list[str]] = {}
-    for key in keys:
-        files = parquet_files(fs, pfs.join(inner, "data", key))
-        out[key] = [("s3://" + f) if pfs.is_s3(folder) else f for f in files]
     return out
 
 
@@ -149,13 +152,15 @@ def score(cfg: Config, progress: bool = True) -> StageReport:
     scorers = check_scorers(sc_cfg.scorers, columns)
     if sc_cfg.overwrite:
         clear_output(sc_cfg.output, s3, extra=("_scorers.json",))  # never a user's folder
-    report = StageReport(output=sc_cfg.output, unit="scored pairs", shards=len(shards))
+    report = StageReport(output=sc_cfg.output, unit="scored pairs", shards=len(shards),
+                         stage="score")
     specs = [s.model_dump() for s in sc_cfg.scorers]
-    prints = {k: fingerprint(files, specs) for k, files in shards.items()}
+    upstream = {k: (read_marker(sc_cfg.input, k, s3) or {}).get("fingerprint") for k in shards}
+    prints = {k: fingerprint(files, specs, upstream[k]) for k, files in shards.items()}
     keys = pending(list(shards), sc_cfg.output, s3, report, prints)
     for key in [k for k in keys if not shards[k]]:  # every input row of it was a reject
         counts = {"rows_in": 0, "rows_out": 0, "rows_rejected": 0, "hypotheses": 0,
-                  "reasons": {}, "fingerprint": prints[key]}
+                  "reasons": {}, "fingerprint": prints[key], "stage": "score"}
         write_marker(sc_cfg.output, key, counts, s3)
         report.add(counts)
     keys = [k for k in keys if shards[k]]

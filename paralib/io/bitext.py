@@ -25,8 +25,8 @@ import pyarrow.parquet as pq
 from paralib.config import BitextChecks, InputConfig, input_name
 from paralib.decontaminate.normalise import hash_strings, normal_form
 from paralib.errors import InputError
-from paralib.io.fs import S3Options, expand_glob, resolve
-from paralib.io.lines import count_lines, iter_lines
+from paralib.io.fs import S3Options, content_print, expand_glob, resolve
+from paralib.io.lines import count_lines, escape_bytes, iter_lines
 from paralib.io.quality import pair_problem
 
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -52,6 +52,7 @@ class ShardSpec:
     en_field: str = "en"
     html_unescape: bool = False
     set: str | None = None
+    content: str = ""
 
     @property
     def name(self) -> str:
@@ -78,8 +79,10 @@ class ShardSpec:
         return cls(**item)
 
     def to_dict(self) -> dict:
-        """Plain-dict form (for Ray Data items); ``set`` only where one is named, so that
-        the fingerprints of inputs without one stay as they were."""
+        """Plain-dict form (for Ray Data items, and what a stage fingerprints); ``set`` only
+        where one is named. ``content`` is the fingerprint of the files' bytes
+        (:func:`paralib.io.fs.content_print`), so a file replaced under the same name
+        changes the shard's fingerprint."""
         d = asdict(self)
         if d["set"] is None:
             del d["set"]
@@ -168,6 +171,7 @@ def plan_shards(
                     )
                 both = offsets and offsets2  # a gzip side has none: both sides then skip
                 offsets = list(zip(offsets, offsets2, strict=True)) if both else []
+            content = "+".join(content_print(f, s3) for f in files)
             if inp.fraction is not None:
                 n = math.ceil(n * inp.fraction)
             if inp.limit is not None:
@@ -191,6 +195,7 @@ def plan_shards(
                         en_field=inp.en_field,
                         html_unescape=inp.html_unescape,
                         set=inp.set,
+                        content=content,
                     )
                 )
                 shard_no += 1
@@ -270,7 +275,8 @@ def _raw_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, obj
             try:
                 sa = _decode(ra, "source", lineno == 1)
                 sb = _decode(rb, "English", lineno == 1)
-            except _Reject as rej:
+            except _Reject as rej:  # the reject keeps both sides' bytes, escaped
+                rej.raw = f"{escape_bytes(ra)}\t{escape_bytes(rb)}"
                 yield lineno, rej
                 continue
             if fmt == "xnli":
@@ -286,7 +292,8 @@ def _raw_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, obj
         lineno = spec.start + j + 1
         try:
             text = _decode(raw, "line", lineno == 1)
-        except _Reject as rej:
+        except _Reject as rej:  # the reject keeps the line's bytes, escaped
+            rej.raw = escape_bytes(raw)
             yield lineno, rej
             continue
         if fmt == "lines":
@@ -353,7 +360,8 @@ def _bible_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, o
         try:
             sa = _decode(a[key], names[0], False)
             sb = _decode(b[key], names[1], False)
-        except _Reject as rej:
+        except _Reject as rej:  # the reject keeps both verses' bytes, escaped
+            rej.raw = f"{key}\t{escape_bytes(a[key])}\t{escape_bytes(b[key])}"
             yield lineno, rej
             continue
         yield lineno, (sa, sb, f"bible:{key}")
@@ -369,6 +377,12 @@ def _check(src: str, ref: str, max_chars: int) -> str | None:
     if len(ref) > max_chars:
         return f"English longer than {max_chars} characters ({len(ref)})"
     return None
+
+
+def shard_inputs(shards: list[ShardSpec]) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """``{shard key: (content fingerprint, files)}`` of planned shards, for a stage's
+    :func:`paralib.io.stage.pending` and :func:`~paralib.io.stage.collect`."""
+    return {s.key: (s.content, s.files) for s in shards}
 
 
 def group_ids(keys: list[str]) -> np.ndarray:

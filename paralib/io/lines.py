@@ -97,3 +97,26 @@ def count_lines(path: str, s3: S3Options | None = None, every: int = 0) -> tuple
             offsets.append(line_start)
         n += 1
     return n, offsets
+
+
+RAW_LIMIT = 1 << 16
+
+
+def escape_bytes(raw: bytes, limit: int = RAW_LIMIT) -> str:
+    """``raw`` as text that keeps every byte: valid UTF-8 stays as it is, a backslash is
+    doubled, and every other byte (an undecodable one, NUL) becomes ``\\xNN``.
+    :func:`unescape_bytes` gives the bytes back. What a reject keeps of a line that could not
+    be decoded; a line longer than ``limit`` bytes keeps its first ``limit`` bytes and says
+    how many more there were (``\\x..[+N bytes]``)."""
+    more = len(raw) - limit
+    text = raw[:limit].replace(b"\\", b"\\\\").decode("utf-8", "backslashreplace")
+    text = "".join(c if c.isprintable() or c in "\t " or ord(c) > 127 else f"\\x{ord(c):02x}"
+                   for c in text)
+    return f"{text}[+{more} bytes]" if more > 0 else text
+
+
+def unescape_bytes(text: str) -> bytes:
+    """The bytes of :func:`escape_bytes`'s text (without its ``[+N bytes]`` note)."""
+    import codecs
+
+    return codecs.escape_decode(text.encode("utf-8"))[0]

@@ -8,7 +8,9 @@ Layout under a stage's output folder (local or ``s3://``)::
     _summary.json                            totals of the whole output
 
 A shard without a marker is incomplete: its partial files are deleted and it is redone, so
-the output holds every input row exactly once.
+the output holds every input row exactly once. An output without ``_summary.json`` is
+unfinished: :func:`complete_shards`, the one reader of stage outputs that every later stage
+uses, refuses it and names the stage that has to finish.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from paralib.errors import InputError, MissingError
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
 from paralib.io.parquet import read_parquet
@@ -102,11 +105,72 @@ def parquet_files(fs, inner: str) -> list[str]:
     return sorted(i.path for i in infos if i.path.endswith(".parquet"))
 
 
+class IncompleteOutputError(InputError, RuntimeError):
+    """A stage output that its stage has not finished (no ``_summary.json``)."""
+
+
+class NoOutputError(MissingError, FileNotFoundError):
+    """No stage output where one was expected."""
+
+
+def _stage_of(out: str, keys: list[str], s3: S3Options | None) -> str:
+    """The stage that wrote ``out``, from the first of its markers that names it."""
+    for key in keys[:20]:
+        stage = (read_marker(out, key, s3) or {}).get("stage")
+        if stage:
+            return stage
+    return ""
+
+
+def complete_shards(out: str, s3: S3Options | None = None,
+                    sub: str = "data") -> dict[str, list[str]]:
+    """The Parquet parts of a finished stage output: ``{shard key: [paths]}`` (``s3://``
+    URIs for an S3 output), in key order; a shard whose rows were all rejects has none.
+
+    This is the one reader that every consumer of a stage output goes through. An output
+    without ``_summary.json`` is refused with :class:`IncompleteOutputError`, which names
+    the stage that has to finish (from its markers) and how many shards are complete; only
+    shards with a marker are ever read, so a partial shard left by a killed run is not.
+    """
+    import pyarrow.fs as pafs
+
+    fs, inner = pfs.resolve(out, s3)
+    if fs.get_file_info(inner).type == pafs.FileType.NotFound:
+        raise NoOutputError(f"no stage output at {out}: run the stage that writes it first")
+    keys = marker_keys(out, s3)
+    finished = pfs.exists(summary_path(out), s3)
+    if not finished and keys:
+        stage = _stage_of(out, keys, s3)
+        name = f"`paralib {stage}`" if stage else "its stage"
+        raise IncompleteOutputError(
+            f"{out} is an unfinished output of {name} ({len(keys)} of its shards complete, "
+            f"no {SUMMARY}): run {name} again to finish it before reading it")
+    if not finished:
+        if parquet_files(fs, pfs.join(inner, sub)):
+            raise IncompleteOutputError(
+                f"{out} has Parquet parts but no completion marker ({MARKERS}/ or {SUMMARY}): "
+                "it is not a finished stage output; run the stage that writes it again")
+        raise NoOutputError(f"no stage output at {out} (no {SUMMARY}): run the stage that "
+                            "writes it first")
+    uri = "s3://" if pfs.is_s3(out) else ""
+    if not keys:  # an output written whole (no per-shard markers)
+        return {"": [uri + f for f in parquet_files(fs, pfs.join(inner, sub))]}
+    return {k: [uri + f for f in parquet_files(fs, pfs.join(inner, sub, k))] for k in keys}
+
+
+def stage_files(out: str, s3: S3Options | None = None, sub: str = "data") -> list[str]:
+    """Every Parquet part of the finished stage output ``out`` (:func:`complete_shards`)."""
+    return [f for files in complete_shards(out, s3, sub).values() for f in files]
+
+
 def read_output(out: str, sub: str = "data", s3: S3Options | None = None) -> pa.Table:
-    """Read every Parquet file of ``out/sub`` into one table (for tests and small outputs)."""
-    fs, inner = pfs.resolve(pfs.join(out, sub), s3)
-    files = parquet_files(fs, inner)
+    """Read every Parquet part of the finished stage output ``out`` (``sub``: ``data`` or
+    ``rejects``) into one table; an unfinished output is refused (:func:`complete_shards`)."""
+    files = stage_files(out, s3, sub)
     if not files:
         return pa.table({})
-    return pa.concat_tables([read_parquet(f, fs, expected=f"a part of the stage output {out}")
-                             for f in files])
+    tables = []
+    for f in files:
+        fs, inner = pfs.resolve(f, s3)
+        tables.append(read_parquet(inner, fs, expected=f"a part of the stage output {out}"))
+    return pa.concat_tables(tables)

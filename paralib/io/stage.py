@@ -25,6 +25,7 @@ from paralib.io.shards import (
     MARKERS,
     SUMMARY,
     clear_partial,
+    marker_keys,
     read_marker,
     summary_path,
     write_marker,
@@ -46,6 +47,7 @@ class StageReport:
 
     output: str
     unit: str = "output rows"
+    stage: str = ""
     shards: int = 0
     shards_skipped: int = 0
     rows_in: int = 0
@@ -135,26 +137,70 @@ def clear_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
 
 
 def pending(keys: list[str], out: str, s3: S3Options | None, report: StageReport,
-            prints: dict[str, str] | None = None) -> list[str]:
+            prints: dict[str, str] | None = None,
+            inputs: dict[str, tuple[str, tuple[str, ...]]] | None = None) -> list[str]:
     """Shards of ``keys`` without a marker (their partial files deleted); counts the rest.
 
     A marker made from another input or with other options (its ``fingerprint`` differs
-    from ``prints[key]``) is an error: mixing the two would corrupt the output.
+    from ``prints[key]``) is an error: mixing the two would corrupt the output. ``inputs``
+    (``{key: (content fingerprint, files)}``, :func:`paralib.io.fs.content_print`) lets the
+    message say that the input files themselves changed. Shards of an earlier, larger run
+    that ``keys`` does not hold are deleted (:func:`drop_stale`), so that the output and its
+    summary count the same rows.
     """
     todo = []
     for key in keys:
         counts = read_marker(out, key, s3)
         if counts is not None and prints and counts.get("fingerprint") != prints[key]:
+            if inputs and counts.get("input") not in (None, inputs[key][0]):
+                raise StageError(
+                    f"{out}: shard {key}: its input changed since the shard was made "
+                    f"({', '.join(inputs[key][1])} has other content now); use another "
+                    "output folder or set overwrite: true")
             raise StageError(
                 f"{out}: shard {key} was made from another input or with other options; "
                 "use another output folder or set overwrite: true")
         if counts is None:
-            clear_partial(out, key, s3)
             todo.append(key)
         else:
             report.shards_skipped += 1
             report.add(counts)
+    drop_stale(out, set(keys), s3)
+    for key in todo:
+        clear_partial(out, key, s3)
     return todo
+
+
+def drop_stale(out: str, keys: set[str], s3: S3Options | None) -> list[str]:
+    """Delete the shards of ``out`` that are not in ``keys`` (a smaller rerun's leftovers):
+    their markers and their ``data/``, ``rejects/`` folders, when these hold nothing but
+    Parquet parts. Anything else (a user's file, even inside ``data/``) is kept, and a
+    folder that is not a stage output is refused (:func:`check_output`). Returns the keys
+    whose shards were deleted."""
+    import pyarrow.fs as pafs
+
+    fs, inner = pfs.resolve(out, s3)
+    stale = {k for k in marker_keys(out, s3) if k not in keys}
+    folders: dict[str, list] = {}
+    for sub in ("data", "rejects"):
+        sel = pafs.FileSelector(pfs.join(inner, sub), allow_not_found=True)
+        for info in fs.get_file_info(sel):
+            if info.type == pafs.FileType.Directory and info.base_name not in keys:
+                folders.setdefault(info.base_name, []).append(info.path)
+    if not stale and not folders:
+        return []
+    check_output(out, s3)
+    dropped = set(stale)
+    for key, paths in folders.items():
+        for path in paths:
+            files = fs.get_file_info(pafs.FileSelector(path, recursive=True))
+            if all(i.type == pafs.FileType.Directory or (i.base_name.startswith("part-")
+                   and i.base_name.endswith(".parquet")) for i in files):
+                fs.delete_dir(path)
+                dropped.add(key)
+    for key in stale:
+        fs.delete_file(pfs.join(inner, MARKERS, f"{key}.json"))
+    return sorted(dropped)
 
 
 def write_parts(batch: pd.DataFrame, out: str, s3: S3Options | None,
@@ -192,11 +238,16 @@ def write_parts(batch: pd.DataFrame, out: str, s3: S3Options | None,
 
 def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageReport,
             progress: bool, desc: str, prints: dict[str, str] | None = None,
-            rows: int | None = None) -> None:
+            rows: int | None = None,
+            inputs: dict[str, tuple[str, tuple[str, ...]]] | None = None) -> None:
     """Consume coverage rows; mark each shard complete once all its input rows are in.
 
-    The stage's one progress bar counts input rows (rows/s, ETA) when ``rows``, the input
-    rows of ``keys``, is known, shards otherwise."""
+    ``desc`` is the stage's command (``score``): markers and the summary carry it, so that a
+    reader of an unfinished output can say which stage has to finish. ``inputs`` are the
+    content fingerprints of :func:`pending`, kept in each marker. The stage's one progress
+    bar counts input rows (rows/s, ETA) when ``rows``, the input rows of ``keys``, is
+    known, shards otherwise."""
+    report.stage = report.stage or desc
     state: dict[str, dict] = {}
     by_rows = rows is not None
     bar = tqdm(total=rows if by_rows else len(keys), unit="row" if by_rows else "shard",
@@ -215,8 +266,11 @@ def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageRe
                 s["reasons"][reason] = s["reasons"].get(reason, 0) + n
             if s["covered"] == s["rows_in"]:
                 counts = {k: v for k, v in s.items() if k != "covered"}
+                counts["stage"] = desc
                 if prints:
                     counts["fingerprint"] = prints[row["shard_key"]]
+                if inputs:
+                    counts["input"] = inputs[row["shard_key"]][0]
                 write_marker(out, row["shard_key"], counts, s3)
                 report.add(counts)
                 if not by_rows:

@@ -12,19 +12,25 @@ import pyarrow.parquet as pq
 from paralib.io import fs
 from paralib.io.fs import S3Options
 from paralib.io.parquet import read_parquet
+from paralib.io.shards import stage_files
 
 PAIRS_FILE, REPORT_FILE = "pairs.parquet", "selection.json"
 
 
 def read_pairs(path: str, s3: S3Options | None = None) -> pd.DataFrame:
-    """All rows of a stage output folder (``data/*/part-*.parquet``), a selection folder
-    (``pairs.parquet``), a Parquet file or a glob."""
+    """All rows of a finished stage output folder (its complete shards, through
+    :func:`paralib.io.shards.stage_files`, which refuses an unfinished output and names the
+    stage that has to finish), a selection folder (``pairs.parquet``), a Parquet file or a
+    glob."""
     if any(ch in path for ch in "*?[") or path.endswith(".parquet"):
         files = fs.expand_glob(path, s3)
     elif fs.exists(fs.join(path, PAIRS_FILE), s3):
         files = [fs.join(path, PAIRS_FILE)]
     else:
-        files = fs.expand_glob(fs.join(path, "data", "*", "*.parquet"), s3)
+        files = stage_files(path, s3)
+        if not files:
+            raise FileNotFoundError(f"no input file matches: {fs.join(path, 'data')}: "
+                                    "the stage output holds no rows")
     tables = []
     for f in files:
         filesystem, inner = fs.resolve(f, s3)

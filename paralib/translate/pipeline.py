@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from paralib.config import BacktranslateConfig, Config, InputConfig
 from paralib.console import data_progress_bars
-from paralib.io.bitext import BitextError, plan_shards, read_shards
+from paralib.io.bitext import BitextError, plan_shards, read_shards, shard_inputs
 from paralib.io.stage import (
     StageReport,
     clear_output,
@@ -83,7 +83,7 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
     shards = plan_shards(inputs, cfg.bitext.shard_rows, s3)
     if opts.overwrite:
         clear_output(opts.output, s3)  # its own entries only, never a user's folder
-    report = StageReport(output=opts.output, unit=unit, shards=len(shards))
+    report = StageReport(output=opts.output, unit=unit, shards=len(shards), stage=desc)
     options = opts.model_dump(exclude={"output", "overwrite", "actors", "min_actors",
                                        "num_cpus_per_actor", "intra_threads", "device",
                                        "actors_per_gpu",
@@ -91,7 +91,8 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
     prints = {s.key: fingerprint(s.to_dict(), options, cfg.bitext.max_chars,
                                  [leg.__dict__ for leg in legs],
                                  cfg.bitext.checks.model_dump()) for s in shards}
-    keys = pending([s.key for s in shards], opts.output, s3, report, prints)
+    inputs = shard_inputs(shards)
+    keys = pending([s.key for s in shards], opts.output, s3, report, prints, inputs)
     if keys:
         wanted = set(keys)
         todo = [s for s in shards if s.key in wanted]
@@ -127,5 +128,5 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
         ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas", num_cpus=0.25,
                             fn_kwargs={"out": opts.output, "s3": s3, "schema": schema})
         collect(ds, keys, opts.output, s3, report, progress, desc, prints,
-                rows=sum(s.rows for s in todo))
+                rows=sum(s.rows for s in todo), inputs=inputs)
     return finish(report, s3, t0)

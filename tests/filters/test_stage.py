@@ -33,6 +33,7 @@ def candidates(tmp_path, m30k):
         part = df[df["id"].str.startswith(f"m:{shard:05d}:")]
         write_part(str(out), "data", key, pa.Table.from_pandas(part, preserve_index=False))
         write_marker(str(out), key, {"rows_in": len(part)})
+    (out / "_summary.json").write_text("{}")  # a finished stage output
     return out
 
 
@@ -66,6 +67,7 @@ def test_missing_column_fails_before_work(tmp_path):
     write_part(str(inp), "data", "m-00000", pa.table({"id": ["m:00000:1"], "ref": ["A dog."],
                                                       "trans": ["A dog runs."]}))
     write_marker(str(inp), "m-00000", {"rows_in": 1})
+    (inp / "_summary.json").write_text("{}")
     with pytest.raises(ScorerError, match="scorer 'cost' needs column"):
         score(config(inp, tmp_path, "[{type: length}, {type: cost}]"), progress=False)
     assert not (tmp_path / "sc").exists()

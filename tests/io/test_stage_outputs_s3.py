@@ -51,6 +51,7 @@ def _stage_output(df: pd.DataFrame, out: str, s3) -> str:
     key = "m30k-00000"
     write_part(out, "data", key, pa.Table.from_pandas(df, preserve_index=False), s3)
     write_marker(out, key, {"rows_in": len(df)}, s3)
+    fs.write_bytes(fs.join(out, "_summary.json"), b"{}", s3)  # a finished stage output
     return out
 
 

@@ -126,6 +126,9 @@ def test_run_select_writes_pairs_and_report(scored, tmp_path):
     src.mkdir(parents=True)
     scored.iloc[:1500].to_parquet(src / "part-0.parquet")
     scored.iloc[1500:].to_parquet(src / "part-1.parquet")
+    (tmp_path / "score" / "_markers").mkdir()
+    (tmp_path / "score" / "_markers" / "m30k-00000.json").write_text("{}")
+    (tmp_path / "score" / "_summary.json").write_text("{}")  # a finished stage output
     pd.DataFrame({"corpus": ["m30k"] * 10, "id": range(10)}).to_parquet(tmp_path / "held.parquet")
     spec = SelectSpec(input=str(tmp_path / "score"), output=str(tmp_path / "sel"), seed=7,
                       exclude=[str(tmp_path / "held.parquet")],
