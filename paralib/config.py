@@ -39,6 +39,9 @@ class RayConfig(Strict):
     address: str | None = None
     num_cpus: int | None = Field(default=None, ge=1)
     include_dashboard: bool | None = None
+    # a stage that makes no progress (no shard part written) for this long fails with a
+    # message instead of waiting forever; null: wait forever
+    stall_timeout_s: float | None = Field(default=1800.0, gt=0)
 
 
 class S3Config(Strict):
@@ -48,10 +51,14 @@ class S3Config(Strict):
     region: str = "us-east-1"
     access_key: str | None = None
     secret_key: str | None = None
+    # tries of every S3 request, with exponential backoff between them (botocore's
+    # "standard" retry mode and pyarrow's AWS standard strategy): rides out short outages
+    max_attempts: int = Field(default=10, ge=1)
 
     def options(self) -> S3Options:
         """The picklable connection options used by readers and writers."""
-        return S3Options(self.endpoint_url, self.region, self.access_key, self.secret_key)
+        return S3Options(self.endpoint_url, self.region, self.access_key, self.secret_key,
+                         self.max_attempts)
 
 
 Format = Literal["text", "tsv", "jsonl", "parquet", "xnli", "lines", "bible"]

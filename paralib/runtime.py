@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from paralib.config import RayConfig
 from paralib.errors import ResourcesError
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def check_ray_address(cfg: RayConfig, timeout_s: float = 10.0) -> None:
@@ -39,6 +44,8 @@ def init_ray(cfg: RayConfig) -> dict:
 
     from paralib.console import current, quiet_ray
 
+    global _stall_timeout_s
+    _stall_timeout_s = cfg.stall_timeout_s
     if not ray.is_initialized():
         check_ray_address(cfg)
         address = ray_address(cfg)
@@ -53,6 +60,72 @@ def init_ray(cfg: RayConfig) -> dict:
         ray.init(**kwargs)
         quiet_ray()
     return ray.cluster_resources()
+
+
+_stall_timeout_s: float | None = RayConfig().stall_timeout_s
+
+
+def stall_timeout() -> float | None:
+    """Seconds a stage may go without progress before it fails (``ray.stall_timeout_s`` of
+    the config of the last :func:`init_ray`); ``None``: no limit."""
+    return _stall_timeout_s
+
+
+def watch(items: Iterable[T], timeout_s: float | None, what: str,
+          state: Callable[[], str] = lambda: "") -> Iterator[T]:
+    """Yield the items of ``items`` as they come; when none comes for ``timeout_s`` seconds,
+    raise :class:`StallError` naming ``what`` and ``state()`` (e.g. "2 of 5 shards
+    complete") instead of waiting forever.
+
+    ``items`` is consumed in a daemon thread (one item ahead), so that a consumer blocked in
+    Ray (a read task that never gets a CPU, a hung actor) cannot block the caller; on a stall
+    that thread is left behind, to end with the process. ``timeout_s`` ``None`` passes
+    ``items`` through unchanged."""
+    if timeout_s is None:
+        yield from items
+        return
+    done = object()
+    box: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def pump() -> None:
+        try:
+            for item in items:
+                while not stop.is_set():
+                    try:
+                        box.put((item, None), timeout=0.5)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            box.put((done, None))
+        except BaseException as exc:  # handed to the caller's thread
+            box.put((done, exc))
+
+    threading.Thread(target=pump, daemon=True, name=f"paralib-watch-{what}").start()
+    try:
+        while True:
+            try:
+                item, exc = box.get(timeout=timeout_s)
+            except queue.Empty:
+                where = state()
+                raise StallError(
+                    f"{what}: no progress for {timeout_s:g} s{f' ({where})' if where else ''}; "
+                    "the stage is stuck: tasks waiting for resources that no node has free "
+                    "(see `ray status`), or an actor that hangs. If one shard really takes "
+                    "longer, raise ray.stall_timeout_s (null: wait forever)") from None
+            if exc is not None:
+                raise exc
+            if item is done:
+                return
+            yield item
+    finally:
+        stop.set()
+
+
+class StallError(ResourcesError, TimeoutError):
+    """A stage made no progress for ``ray.stall_timeout_s`` (see :func:`watch`)."""
 
 
 def largest_node() -> dict[str, float]:

@@ -29,6 +29,7 @@ class S3Options:
     region: str = "us-east-1"
     access_key: str | None = None
     secret_key: str | None = None
+    max_attempts: int = 10
 
     def filesystem(self) -> pafs.S3FileSystem:
         """Build a pyarrow S3 filesystem (path-style addressing when an endpoint is set)."""
@@ -46,11 +47,17 @@ class S3Options:
         # eager multipart upload failed at CompleteMultipartUpload for every stream, Ray's
         # own storage markers included.
         kwargs["allow_delayed_open"] = True
+        # a short outage (a store restarting, a dropped connection) is retried with
+        # exponential backoff instead of failing the stage
+        kwargs["retry_strategy"] = pafs.AwsStandardS3RetryStrategy(
+            max_attempts=self.max_attempts)
         return pafs.S3FileSystem(**kwargs)
 
     def client(self):
-        """A boto3 S3 client with the same settings."""
+        """A boto3 S3 client with the same settings, retrying a failed request up to
+        ``max_attempts`` times with exponential backoff (botocore's ``standard`` mode)."""
         import boto3
+        from botocore.config import Config as BotoConfig
 
         return boto3.client(
             "s3",
@@ -58,6 +65,8 @@ class S3Options:
             region_name=self.region,
             aws_access_key_id=self.access_key or os.environ.get("AWS_ACCESS_KEY_ID"),
             aws_secret_access_key=self.secret_key or os.environ.get("AWS_SECRET_ACCESS_KEY"),
+            config=BotoConfig(retries={"mode": "standard", "max_attempts": self.max_attempts},
+                              connect_timeout=5, read_timeout=60),
         )
 
 

@@ -239,20 +239,30 @@ def write_parts(batch: pd.DataFrame, out: str, s3: S3Options | None,
 def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageReport,
             progress: bool, desc: str, prints: dict[str, str] | None = None,
             rows: int | None = None,
-            inputs: dict[str, tuple[str, tuple[str, ...]]] | None = None) -> None:
+            inputs: dict[str, tuple[str, tuple[str, ...]]] | None = None,
+            stall_s: float | None = -1.0) -> None:
     """Consume coverage rows; mark each shard complete once all its input rows are in.
 
     ``desc`` is the stage's command (``score``): markers and the summary carry it, so that a
     reader of an unfinished output can say which stage has to finish. ``inputs`` are the
     content fingerprints of :func:`pending`, kept in each marker. The stage's one progress
     bar counts input rows (rows/s, ETA) when ``rows``, the input rows of ``keys``, is
-    known, shards otherwise."""
+    known, shards otherwise. When no coverage row comes for ``stall_s`` seconds (default:
+    ``ray.stall_timeout_s``, :func:`paralib.runtime.stall_timeout`) the stage fails with
+    :class:`paralib.runtime.StallError` instead of waiting forever."""
+    from paralib.runtime import stall_timeout, watch
+
     report.stage = report.stage or desc
     state: dict[str, dict] = {}
     by_rows = rows is not None
     bar = tqdm(total=rows if by_rows else len(keys), unit="row" if by_rows else "shard",
                desc=desc, disable=not progress, unit_scale=by_rows, dynamic_ncols=True)
-    for batch in ds.iter_batches(batch_size=None, batch_format="pandas"):
+    def where() -> str:
+        done = sum(1 for s in state.values() if s["covered"] == s["rows_in"])
+        return f"{done} of {len(keys)} shards complete"
+
+    batches = ds.iter_batches(batch_size=None, batch_format="pandas")
+    for batch in watch(batches, stall_timeout() if stall_s == -1.0 else stall_s, desc, where):
         for row in batch.to_dict("records"):
             s = state.setdefault(row["shard_key"], {"rows_in": row["total"], "covered": 0,
                                                     "rows_out": 0, "rows_rejected": 0,
