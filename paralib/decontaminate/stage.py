@@ -206,6 +206,7 @@ def decontaminate(cfg: Config, progress: bool = True) -> StageReport:
     import ray
 
     dc, s3 = cfg.decontaminate, cfg.s3.options()
+    pfs.check_s3_paths(cfg.model_dump(), s3)  # every bucket of the config, before any work
     inputs = cfg.bitext.all_inputs()
     if not inputs:
         raise BitextError("decontaminate: no inputs configured (set bitext.corpora or "

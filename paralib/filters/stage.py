@@ -146,6 +146,7 @@ def score(cfg: Config, progress: bool = True) -> StageReport:
     import ray
 
     sc_cfg, s3 = cfg.score, cfg.s3.options()
+    pfs.check_s3_paths(cfg.model_dump(), s3)  # every bucket of the config, before any work
     t0 = time.perf_counter()
     shards = input_shards(sc_cfg.input, s3)
     columns = input_columns(shards, s3)

@@ -20,6 +20,8 @@ from urllib.parse import urlparse
 
 import pyarrow.fs as pafs
 
+from paralib.errors import MissingError
+
 
 @dataclass(frozen=True)
 class S3Options:
@@ -73,6 +75,56 @@ class S3Options:
 def is_s3(path: str) -> bool:
     """True for ``s3://`` URIs."""
     return path.startswith("s3://")
+
+
+class S3BucketError(MissingError, FileNotFoundError):
+    """An ``s3://`` path of the config whose bucket does not exist or cannot be reached."""
+
+
+def s3_paths(tree: object, prefix: str = "") -> dict[str, str]:
+    """Every ``s3://`` string in a (config) tree of dicts and lists, by its dotted key
+    (``score.output``, ``bitext.inputs.0.src``)."""
+    if isinstance(tree, str):
+        return {prefix: tree} if is_s3(tree) else {}
+    items = (tree.items() if isinstance(tree, dict)
+             else enumerate(tree) if isinstance(tree, (list, tuple)) else ())
+    out: dict[str, str] = {}
+    for k, v in items:
+        out.update(s3_paths(v, f"{prefix}.{k}" if prefix else str(k)))
+    return out
+
+
+def check_s3_paths(tree: object, s3: S3Options | None = None) -> None:
+    """Before a stage starts: check that the bucket of every ``s3://`` input and output in
+    ``tree`` (a config as a dict) exists and answers, one request per bucket. Raises
+    :class:`S3BucketError` naming the config keys, the bucket and the endpoint; nothing is
+    read or written. A tree without ``s3://`` paths costs nothing."""
+    paths = s3_paths(tree)
+    if not paths:
+        return
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    s3 = s3 or S3Options()
+    client = s3.client()
+    where = s3.endpoint_url or "AWS"
+    buckets: dict[str, list[str]] = {}
+    for key, path in paths.items():
+        buckets.setdefault(path[len("s3://"):].split("/", 1)[0], []).append(key)
+    for bucket, keys in buckets.items():
+        named = f"s3://{bucket} ({', '.join(keys)})"
+        try:
+            client.head_bucket(Bucket=bucket)
+        except ClientError as exc:
+            code = str(exc.response.get("Error", {}).get("Code", ""))
+            if code in ("404", "NoSuchBucket", "NotFound"):
+                raise S3BucketError(f"{named}: no such bucket at {where}; create it or "
+                                    "correct the path") from None
+            raise S3BucketError(f"{named}: the bucket at {where} refused access ({code}: "
+                                f"{exc}); check s3.access_key and the bucket's policy") from None
+        except BotoCoreError as exc:
+            raise S3BucketError(f"{named}: cannot reach S3 at {where} after "
+                                f"{s3.max_attempts} tries ({exc}); check s3.endpoint_url "
+                                "and the network") from None
 
 
 def resolve(path: str, s3: S3Options | None = None) -> tuple[pafs.FileSystem, str]:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from paralib.io.fs import S3Options
+from paralib.io.fs import S3Options, check_s3_paths
 from paralib.select import steps
 from paralib.select.config import Bound, FoldSpec, NoiseSpec, SelectSpec
 from paralib.select.files import read_pairs, write_selection
@@ -72,7 +72,9 @@ def select(data: pd.DataFrame | pa.Table, spec: SelectSpec,
 
 
 def run_select(spec: SelectSpec, s3: S3Options | None = None) -> dict:
-    """Read ``spec.input``, select, write to ``spec.output``; returns the report."""
+    """Read ``spec.input``, select, write to ``spec.output``; returns the report. The
+    buckets of ``s3://`` paths are checked first (:func:`paralib.io.fs.check_s3_paths`)."""
+    check_s3_paths(spec.model_dump(), s3)
     excluded = [read_pairs(p, s3) for p in spec.exclude]
     df, report = select(read_pairs(spec.input, s3), spec, excluded)
     report["files"] = write_selection(df, report, spec.output, s3)

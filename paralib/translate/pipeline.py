@@ -18,6 +18,7 @@ import pyarrow as pa
 from paralib.config import BacktranslateConfig, Config, InputConfig
 from paralib.console import data_progress_bars
 from paralib.io.bitext import BitextError, plan_shards, read_shards, shard_inputs
+from paralib.io.fs import check_s3_paths
 from paralib.io.stage import (
     StageReport,
     clear_output,
@@ -74,6 +75,7 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
     import ray
 
     s3 = cfg.s3.options()
+    check_s3_paths(cfg.model_dump(), s3)  # every bucket of the config, before any work
     for leg in legs:
         check_model_dir(leg.model)
     if not inputs:
