@@ -54,6 +54,7 @@ EXAMPLES = {
     "config": "paralib config --config configs/quickstart.yaml --set train.epochs=2",
     "mt train": "paralib mt train --config configs/mt-de-en.yaml",
     "mt convert": "paralib mt convert hf-model/ models/xx-en --quantization int8",
+    "mt finish": "paralib mt finish --config configs/mt-news-de-en.yaml",
 }
 
 
@@ -131,6 +132,15 @@ def build_parser() -> argparse.ArgumentParser:
     mt = sub.add_parser("mt", help="translation models").add_subparsers(dest="mt_command",
                                                                          required=True)
     p = mt.add_parser("train", help="train a Marian model and convert it to CTranslate2")
+    add_config_args(p)
+    step = p.add_mutually_exclusive_group()
+    step.add_argument("--prepare-only", action="store_true",
+                      help="stop after the streamed, decontaminated token store "
+                           "(<output>/data, <output>/mt-config.yaml for another machine)")
+    step.add_argument("--no-convert", action="store_true",
+                      help="stop after <output>/hf (no CTranslate2 here); finish it later "
+                           "with 'paralib mt finish'")
+    p = mt.add_parser("finish", help="convert <output>/hf to CTranslate2 and score the test set")
     add_config_args(p)
     p = mt.add_parser("convert", help="convert a Hugging Face seq2seq model to CTranslate2")
     p.add_argument("src", help="model folder (config.json, weights, tokenizer files)")
@@ -280,7 +290,20 @@ def run(args) -> int:
     if args.command == "mt" and args.mt_command == "train":
         from paralib.mt.train import train_mt
 
-        metrics = train_mt(_load(args).mt, progress=progress)
+        cfg = _load(args).mt
+        if args.prepare_only:
+            from paralib.mt.prepare import prepare
+
+            info = prepare(cfg, progress)[3]
+            print(json.dumps(info, indent=2))
+            return 0
+        metrics = train_mt(cfg, progress=progress, convert_models=not args.no_convert)
+        print(json.dumps({k: v for k, v in metrics.items() if k != "history"}, indent=2))
+        return 0
+    if args.command == "mt" and args.mt_command == "finish":
+        from paralib.mt.train import convert_and_test
+
+        metrics = convert_and_test(_load(args).mt)
         print(json.dumps({k: v for k, v in metrics.items() if k != "history"}, indent=2))
         return 0
     if args.command == "mt" and args.mt_command == "convert":

@@ -293,11 +293,19 @@ class MTModelConfig(Strict):
 
 
 class MTTrainConfig(Strict):
-    """Training recipe of ``paralib mt train`` (tuned for a CPU; see README)."""
+    """Training recipe of ``paralib mt train`` (tuned for a CPU; see README): bitext from
+    ``inputs`` and ``corpora`` (by name, as ``bitext.corpora``), trained on ``device``
+    (``auto``: CUDA when there is one, with bfloat16 autocast)."""
 
     src_lang: str = "de"
     tgt_lang: str = "en"
     inputs: list[InputConfig] = Field(default_factory=list)
+    corpora: list[CorpusRef] = Field(default_factory=list)
+    # drop pairs with a side in an evaluation set of ``paralib evaluate`` or in the model's own
+    # validation and test sides; false only where that is the point
+    decontaminate: bool = True
+    shard_rows: int = Field(default=20_000, ge=1)
+    device: Literal["auto", "cpu", "cuda"] = "auto"
     valid_src: ExpandedPath | None = None
     valid_ref: ExpandedPath | None = None
     test_src: ExpandedPath | None = None
@@ -316,6 +324,12 @@ class MTTrainConfig(Strict):
     beam_size: int = Field(default=4, ge=1)
     threads: int = Field(default=0, ge=0)
     seed: int = 1
+
+    _unique = field_validator("inputs")(classmethod(lambda cls, v: unique_corpora(v)))
+
+    def all_inputs(self) -> list[InputConfig]:
+        """``inputs`` followed by the file pairs of every named corpus."""
+        return unique_corpora(list(self.inputs) + [i for r in self.corpora for i in r.inputs()])
 
 
 

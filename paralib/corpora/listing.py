@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from paralib.corpora.registry import CORPORA, CorpusSet, select_sets
+from paralib.corpora.registry import CORPORA, CorpusError, CorpusSet, select_sets
 from paralib.io.bitext import verse_pairs
 from paralib.io.lines import count_lines
 
@@ -21,11 +21,18 @@ def pair_count(s: CorpusSet) -> int:
 
 def corpus_counts(names: list[str], data: Path, langs: list[str] | str = "all"
                   ) -> dict[str, dict[str, int]]:
-    """``{corpus: {language: pairs}}`` for the named corpora (every one when empty)."""
+    """``{corpus: {language: pairs}}`` for the named corpora (every one when empty: then a
+    corpus without the languages asked for is left out rather than an error)."""
     out: dict[str, dict[str, int]] = {}
     for name in names or sorted(CORPORA):
         per: dict[str, int] = defaultdict(int)
-        for s in select_sets(name, langs, None, data):
+        try:
+            sets = select_sets(name, langs, None, data)
+        except CorpusError:
+            if names:
+                raise
+            continue
+        for s in sets:
             per[s.lang] += pair_count(s)
         out[name] = dict(sorted(per.items()))
     return out

@@ -14,19 +14,35 @@ two sides read from the same rows stay aligned.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import numpy as np
+
 from paralib.config import InputConfig
-from paralib.io.bitext import read_all
+from paralib.decontaminate.normalise import bulk_forms, hash_strings
+from paralib.io.bitext import plan_shards, read_shard
 from paralib.io.lines import iter_lines
 
+if TYPE_CHECKING:
+    from paralib.decontaminate import EvalIndex
 
-def load_pairs(inputs: list[InputConfig], src_lang: str, tgt_lang: str) -> tuple[list, dict]:
-    """Read the training bitext as unique ``(source, target)`` text pairs in the model's
-    direction, and the counts of what was left out and why.
+
+def iter_pairs(inputs: list[InputConfig], src_lang: str, tgt_lang: str, skipped: Counter,
+               shard_rows: int = 20_000, index: EvalIndex | None = None,
+               heldout: np.ndarray | None = None) -> Iterator[list[tuple[str, str]]]:
+    """Stream the training bitext, one shard at a time, as chunks of unique
+    ``(source, target)`` text pairs in the model's direction; ``skipped`` counts what was left
+    out and why (every read line is either yielded or counted).
 
     X→English or English→X: every row whose ``src_lang`` is X is used, turned round for
     English→X. X→X (a paraphrase model): every input must have ``src_lang`` X; the source is
     the input's ``src_field``, the target its ``en_field``; identical pairs teach nothing but
-    copying and are left out.
+    copying and are left out. ``index`` removes pairs with a side in an evaluation set
+    (reason ``contaminated: <set> ...``); ``heldout`` (:func:`form_hashes` of the model's own
+    validation and test sides) removes pairs with a side in them. Only an 8-byte hash of each
+    kept pair stays in memory (for the duplicate check), never the texts.
     """
     if src_lang == tgt_lang:
         wrong = [f"{i.corpus} ({i.src_lang})" for i in inputs if i.src_lang != src_lang]
@@ -36,24 +52,55 @@ def load_pairs(inputs: list[InputConfig], src_lang: str, tgt_lang: str) -> tuple
     elif (src_lang == "en") == (tgt_lang == "en"):
         raise ValueError(f"mt: one side must be English (src_lang={src_lang}, "
                          f"tgt_lang={tgt_lang})")
-    rows, rejects = read_all(inputs, max_chars=2000)
-    skipped: dict[str, int] = {}
-    for r in rejects:
-        skipped[r["reason"]] = skipped.get(r["reason"], 0) + 1
     foreign = tgt_lang if src_lang == "en" else src_lang
-    pairs = []
-    for r in rows:
-        if r["src_lang"] != foreign:
-            skipped["wrong language"] = skipped.get("wrong language", 0) + 1
-            continue
-        if src_lang == tgt_lang and r["src"] == r["ref"]:
-            skipped["identical pair"] = skipped.get("identical pair", 0) + 1
-            continue
-        reverse = src_lang == "en" and tgt_lang != "en"
-        pairs.append((r["ref"], r["src"]) if reverse else (r["src"], r["ref"]))
-    unique = list(dict.fromkeys(pairs))
-    skipped["duplicate pair"] = len(pairs) - len(unique)
-    return unique, skipped
+    reverse = src_lang == "en" and tgt_lang != "en"
+    seen: set[int] = set()
+    for spec in plan_shards(inputs, shard_rows=shard_rows):
+        rows, rejects = read_shard(spec, max_chars=2000)
+        skipped.update(r["reason"] for r in rejects)
+        pairs = []
+        for r in rows:
+            if r["src_lang"] != foreign:
+                skipped["wrong language"] += 1
+            elif src_lang == tgt_lang and r["src"] == r["ref"]:
+                skipped["identical pair"] += 1
+            else:
+                pairs.append((r["ref"], r["src"]) if reverse else (r["src"], r["ref"]))
+        if index is not None and pairs:
+            found = index.match_pairs([p[0] for p in pairs], [p[1] for p in pairs])
+            skipped.update(f for f in found if f)
+            pairs = [p for p, f in zip(pairs, found, strict=True) if not f]
+        if heldout is not None and len(heldout) and pairs:
+            a = form_hashes([p[0] for p in pairs])
+            b = form_hashes([p[1] for p in pairs])
+            out = np.isin(a, heldout) | np.isin(b, heldout)
+            skipped["in the validation or test set"] += int(out.sum())
+            pairs = [p for p, o in zip(pairs, out.tolist(), strict=True) if not o]
+        keys = hash_strings([f"{s}\t{t}" for s, t in pairs]).tolist()
+        unique = []
+        for p, k in zip(pairs, keys, strict=True):
+            if k in seen:
+                skipped["duplicate pair"] += 1
+            else:
+                seen.add(k)
+                unique.append(p)
+        if unique:
+            yield unique
+
+
+def form_hashes(texts: list[str]) -> np.ndarray:
+    """Hashes of the normal forms (NFKC, case-folded, no punctuation or spaces) of ``texts``:
+    what :func:`iter_pairs` compares with a model's held-out sides."""
+    return hash_strings(bulk_forms(texts)[0])
+
+
+def load_pairs(inputs: list[InputConfig], src_lang: str, tgt_lang: str) -> tuple[list, dict]:
+    """Every training pair of :func:`iter_pairs` in one list (small corpora and tests), and
+    the counts of what was left out and why."""
+    skipped: Counter = Counter()
+    pairs = [p for chunk in iter_pairs(inputs, src_lang, tgt_lang, skipped) for p in chunk]
+    skipped.setdefault("duplicate pair", 0)
+    return pairs, dict(skipped)
 
 
 def read_text(path: str) -> list[str]:

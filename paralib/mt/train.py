@@ -1,10 +1,12 @@
-"""``paralib mt train``: a small Marian Transformer X→Y trained on CPU from our bitext.
+"""``paralib mt train``: a small Marian Transformer X→Y trained from our bitext.
 
 The papers back-translate with an NMT system (2017 §3: Czech→English; 2018 §3); none can
-be downloaded here, so this trains one. The recipe is tuned for a 2-core CPU: token-based
-batches of similar lengths, Adam with inverse-square-root warm-up, label smoothing, a time
-budget, checkpoint averaging, then CTranslate2 conversion (float32 and int8) and sacreBLEU
-on a test set. Training resumes from ``<output>/checkpoints/last.pt`` when it exists.
+be downloaded here, so this trains one, on a 2-core CPU or on a GPU (``mt.device``). The
+corpus is streamed into an on-disk token store first (:mod:`paralib.mt.prepare`); then
+token-based batches of similar lengths, Adam with inverse-square-root warm-up, label
+smoothing, a time budget, checkpoint averaging, then CTranslate2 conversion (float32 and int8)
+and sacreBLEU on a test set. Training resumes from ``<output>/checkpoints/last.pt`` when it
+exists.
 
 With English on both sides (``src_lang: en``, ``tgt_lang: en``) the same machinery trains
 the paraphrase generator of ParaNMT 2018 §6 on selected English-English pairs; its test
@@ -19,7 +21,7 @@ import os
 import random
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -27,76 +29,15 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 from paralib.config import MTTrainConfig
+from paralib.errors import ResourcesError
 from paralib.mt.convert import convert
-from paralib.mt.data import load_pairs, read_side
+from paralib.mt.data import read_side
 from paralib.mt.data import read_text as read_text  # re-exported for callers
 from paralib.mt.metrics import bleu, decode, paraphrase_metrics
 from paralib.mt.model import build_model, zero_pad_row
+from paralib.mt.prepare import prepare
+from paralib.mt.store import TokenStore
 from paralib.mt.vocab import FILES as TOKENIZER_FILES
-from paralib.mt.vocab import JointVocab, train_vocab
-
-
-@dataclass
-class Corpus:
-    """Encoded training pairs (source ids, target ids) and what was left out."""
-
-    src: list[list[int]]
-    tgt: list[list[int]]
-    skipped: dict[str, int] = field(default_factory=dict)
-
-
-def encode_corpus(pairs: list[tuple[str, str]], vocab: JointVocab, max_len: int) -> Corpus:
-    """Encode pairs; pairs with a side longer than ``max_len`` pieces are left out, counted."""
-    src = vocab.encode([p[0] for p in pairs], max_len=10_000)
-    tgt = vocab.encode([p[1] for p in pairs], max_len=10_000)
-    keep_s, keep_t, too_long = [], [], 0
-    for s, t in zip(src, tgt, strict=True):
-        if len(s) > max_len or len(t) > max_len:
-            too_long += 1
-            continue
-        keep_s.append(s)
-        keep_t.append(t)
-    return Corpus(keep_s, keep_t, {f"longer than {max_len} pieces": too_long})
-
-
-def make_batches(corpus: Corpus, batch_tokens: int, rng: random.Random) -> list[list[int]]:
-    """Group pair indices into batches of similar length holding at most ``batch_tokens``."""
-    order = sorted(
-        range(len(corpus.src)),
-        key=lambda i: (max(len(corpus.src[i]), len(corpus.tgt[i])), rng.random()),
-    )
-    batches, cur, longest = [], [], 0
-    for i in order:
-        n = max(len(corpus.src[i]), len(corpus.tgt[i]))
-        if cur and max(longest, n) * (len(cur) + 1) > batch_tokens:
-            batches.append(cur)
-            cur, longest = [], 0
-        cur.append(i)
-        longest = max(longest, n)
-    if cur:
-        batches.append(cur)
-    rng.shuffle(batches)
-    return batches
-
-
-def collate(corpus: Corpus, idx: list[int], pad: int) -> dict[str, torch.Tensor]:
-    """Padded encoder input, shifted decoder input (starting with ``<pad>``) and labels."""
-    src = [corpus.src[i] for i in idx]
-    tgt = [corpus.tgt[i] for i in idx]
-    ls, lt = max(map(len, src)), max(map(len, tgt))
-    input_ids = torch.full((len(idx), ls), pad, dtype=torch.long)
-    dec = torch.full((len(idx), lt), pad, dtype=torch.long)
-    labels = torch.full((len(idx), lt), -100, dtype=torch.long)
-    for j, (s, t) in enumerate(zip(src, tgt, strict=True)):
-        input_ids[j, : len(s)] = torch.tensor(s)
-        labels[j, : len(t)] = torch.tensor(t)
-        dec[j, 1 : len(t)] = torch.tensor(t[:-1])
-    return {
-        "input_ids": input_ids,
-        "attention_mask": (input_ids != pad).long(),
-        "decoder_input_ids": dec,
-        "labels": labels,
-    }
 
 
 def lr_at(step: int, peak: float, warmup: int) -> float:
@@ -124,17 +65,38 @@ def loss_of(model, batch: dict[str, torch.Tensor], smoothing: float) -> torch.Te
 
 
 @torch.no_grad()
-def valid_loss(model, corpus: Corpus, pad: int, batch_tokens: int) -> float:
-    """Mean cross-entropy (no smoothing) on a held-out corpus."""
+def valid_loss(model, store: TokenStore, pad: int, batch_tokens: int, device: Device) -> float:
+    """Mean cross-entropy (no smoothing) on a held-out store."""
     model.eval()
     total, count = 0.0, 0
-    for idx in make_batches(corpus, batch_tokens, random.Random(0)):
-        batch = collate(corpus, idx, pad)
+    for idx in store.batches(batch_tokens, random.Random(0)):
+        batch = device.put(store.collate(idx, pad))
         n = int((batch["labels"] != -100).sum())
-        total += float(loss_of(model, batch, 0.0)) * n
+        with device.autocast():
+            total += float(loss_of(model, batch, 0.0)) * n
         count += n
     model.train()
     return total / max(count, 1)
+
+
+@dataclass
+class Device:
+    """Where the model trains: CUDA with bfloat16 autocast when asked for or available."""
+
+    name: str
+
+    @classmethod
+    def choose(cls, wanted: str) -> Device:
+        if wanted == "cuda" and not torch.cuda.is_available():
+            raise ResourcesError("mt.device is cuda but torch sees no CUDA device")
+        cuda = wanted == "cuda" or (wanted == "auto" and torch.cuda.is_available())
+        return cls("cuda" if cuda else "cpu")
+
+    def put(self, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        return {k: v.to(self.name, non_blocking=True) for k, v in batch.items()}
+
+    def autocast(self):
+        return torch.autocast("cuda", dtype=torch.bfloat16, enabled=self.name == "cuda")
 
 
 def average_checkpoints(paths: list[Path]) -> dict[str, torch.Tensor]:
@@ -159,104 +121,120 @@ def _save_hf(model, vocab_dir: Path, out: Path, meta: dict, card: str) -> None:
     (out / "README.md").write_text(card)
 
 
-def train_mt(cfg: MTTrainConfig, progress: bool = True) -> dict:
-    """Train, average, convert and evaluate; returns the metrics written to ``metrics.json``."""
-    if not cfg.inputs:
-        raise ValueError("mt.inputs is empty: name the bitext to train on")
+def train_mt(cfg: MTTrainConfig, progress: bool = True, convert_models: bool = True) -> dict:
+    """Prepare (stream, clean, encode), train, average, then convert and evaluate (unless
+    ``convert_models`` is false: then ``<output>/hf`` is the result, and
+    :func:`convert_and_test` finishes it later, e.g. on another machine); returns the
+    metrics written to ``metrics.json``."""
     torch.manual_seed(cfg.seed)
     rng = random.Random(cfg.seed)
     torch.set_num_threads(cfg.threads or os.cpu_count() or 1)
     out = Path(cfg.output)
     ckdir = out / "checkpoints"
+    store, valid, vocab, info = prepare(cfg, progress)
     ckdir.mkdir(parents=True, exist_ok=True)
-    vocab_dir = out / "vocab"
-
-    pairs, skipped = load_pairs(cfg.inputs, cfg.src_lang, cfg.tgt_lang)
-    if not (vocab_dir / "source.spm").is_file():
-        texts = [s for p in pairs for s in p]
-        rng.shuffle(texts)
-        train_vocab(texts, vocab_dir, cfg.model.vocab_size, cfg.src_lang, cfg.tgt_lang)
-    vocab = JointVocab(vocab_dir / "source.spm")
-    corpus = encode_corpus(pairs, vocab, cfg.max_len)
-    skipped.update(corpus.skipped)
-    if not corpus.src:
-        raise ValueError(f"mt: no training pair left after reading the inputs ({skipped})")
-    valid = None
-    if cfg.valid_src and cfg.valid_ref:
-        vpairs = list(zip(read_side(cfg.valid_src), read_side(cfg.valid_ref), strict=True))
-        valid = encode_corpus(vpairs, vocab, cfg.model.max_positions - 2)
-
-    model = build_model(cfg.model, vocab.size, vocab.pad_id, vocab.eos_id)
+    device = Device.choose(cfg.device)
+    model = build_model(cfg.model, vocab.size, vocab.pad_id, vocab.eos_id).to(device.name)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, betas=(0.9, 0.98), eps=1e-9)
     step, elapsed, epoch, history = 0, 0.0, 0, []
     last = ckdir / "last.pt"
-    if last.is_file():
-        state = torch.load(last, map_location="cpu", weights_only=False)
+    if last.is_file():  # weights and plain types only: nothing in it can run code
+        state = torch.load(last, map_location=device.name, weights_only=True)
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["optim"])
         step, elapsed, epoch = state["step"], state["elapsed"], state["epoch"]
         history = state.get("history", [])
-        rng.setstate(state["rng"])
+        rng.setstate((state["rng"][0], tuple(state["rng"][1]), state["rng"][2]))
     budget = cfg.time_budget_minutes * 60
     bar = tqdm(total=cfg.max_steps, initial=step, disable=not progress, desc="mt train",
                unit="step")
     model.train()
     done = step >= cfg.max_steps or elapsed >= budget
+    loss_value = float("nan")
     while not done:
         epoch += 1
-        for idx in make_batches(corpus, cfg.batch_tokens, rng):
+        for idx in store.batches(cfg.batch_tokens, rng):
             t0 = time.perf_counter()
             step += 1
             for g in opt.param_groups:
                 g["lr"] = lr_at(step, cfg.lr, cfg.warmup_steps)
-            loss = loss_of(model, collate(corpus, idx, vocab.pad_id), cfg.label_smoothing)
+            with device.autocast():
+                loss = loss_of(model, device.put(store.collate(idx, vocab.pad_id)),
+                               cfg.label_smoothing)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
             zero_pad_row(model)
+            if step % 50 == 0 or device.name == "cpu":
+                loss_value = loss.item()  # a sync on CUDA: not every step
             elapsed += time.perf_counter() - t0
             bar.update(1)
-            bar.set_postfix(loss=f"{loss.item():.3f}", epoch=epoch, min=f"{elapsed / 60:.1f}")
+            bar.set_postfix(loss=f"{loss_value:.3f}", epoch=epoch, min=f"{elapsed / 60:.1f}")
             done = step >= cfg.max_steps or elapsed >= budget
             if step % cfg.eval_every == 0 or done:
                 entry = {"step": step, "epoch": epoch, "minutes": elapsed / 60,
                          "train_loss": loss.item()}
                 if valid is not None:
-                    entry["valid_loss"] = valid_loss(model, valid, vocab.pad_id, cfg.batch_tokens)
+                    entry["valid_loss"] = valid_loss(model, valid, vocab.pad_id,
+                                                     cfg.batch_tokens, device)
                 history.append(entry)
                 bar.write(json.dumps(entry))
-                torch.save(model.state_dict(), ckdir / f"model-{step:07d}.pt")
-                kept = sorted(ckdir.glob("model-*.pt"))
-                for old in kept[: -cfg.average_last]:
-                    old.unlink()
-                torch.save(
-                    {"model": model.state_dict(), "optim": opt.state_dict(), "step": step,
-                     "elapsed": elapsed, "epoch": epoch, "history": history,
-                     "rng": rng.getstate()},
-                    ckdir / "last.tmp",
-                )
-                os.replace(ckdir / "last.tmp", last)
+                save_checkpoint(ckdir, model, opt, cfg.average_last,
+                                {"step": step, "elapsed": elapsed, "epoch": epoch,
+                                 "history": history, "rng": list(rng.getstate())})
             if done:
                 break
     bar.close()
-    return finish(cfg, model, vocab_dir, history, skipped, len(corpus.src), step, elapsed)
+    model = model.to("cpu")
+    n_pairs = len(store)
+    meta = save_trained(cfg, model, out / "vocab", info, n_pairs, step, elapsed, device)
+    metrics = dict(meta, history=history)
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    if not convert_models:
+        return metrics
+    return convert_and_test(cfg, history)
 
 
-def finish(cfg: MTTrainConfig, model, vocab_dir: Path, history: list, skipped: dict,
-           n_pairs: int, step: int, elapsed: float) -> dict:
-    """Average the last checkpoints, save, convert to CTranslate2 and measure BLEU."""
+def save_checkpoint(ckdir: Path, model, opt, keep: int, state: dict) -> None:
+    """Keep the model of this step (the last ``keep`` are averaged at the end) and the state
+    to resume from (``last.pt``: tensors and plain types, loaded with ``weights_only``)."""
+    step = state["step"]
+    torch.save(model.state_dict(), ckdir / f"model-{step:07d}.pt")
+    for old in sorted(ckdir.glob("model-*.pt"))[:-keep]:
+        old.unlink()
+    torch.save({"model": model.state_dict(), "optim": opt.state_dict(), **state},
+               ckdir / "last.tmp")
+    os.replace(ckdir / "last.tmp", ckdir / "last.pt")
+
+
+def save_trained(cfg: MTTrainConfig, model, vocab_dir: Path, info: dict, n_pairs: int,
+                 step: int, elapsed: float, device: Device) -> dict:
+    """Average the last checkpoints and save the model to ``<output>/hf``."""
     out = Path(cfg.output)
     kept = sorted((out / "checkpoints").glob("model-*.pt"))
     if len(kept) > 1:
         model.load_state_dict(average_checkpoints(kept))
     meta = {"src_lang": cfg.src_lang, "tgt_lang": cfg.tgt_lang, "train_pairs": n_pairs,
             "steps": step, "train_minutes": round(elapsed / 60, 1),
-            "averaged_checkpoints": len(kept), "skipped": skipped,
+            "device": torch.cuda.get_device_name() if device.name == "cuda" else "cpu",
+            "averaged_checkpoints": len(kept), "skipped": info["skipped"],
+            "decontaminated": info.get("decontaminated", True),
+            "per_eval_set": info.get("per_eval_set", {}),
             "model": cfg.model.model_dump(), "params": sum(p.numel() for p in model.parameters())}
+    _save_hf(model, vocab_dir, out / "hf", meta, model_card(cfg, meta))
+    return meta
+
+
+def convert_and_test(cfg: MTTrainConfig, history: list | None = None) -> dict:
+    """Convert ``<output>/hf`` to CTranslate2 (float32 and int8), measure BLEU on the test
+    set, and write the cards and ``metrics.json``."""
+    out = Path(cfg.output)
     hf = out / "hf"
-    _save_hf(model, vocab_dir, hf, meta, model_card(cfg, meta))
-    metrics = dict(meta, history=history)
+    meta = json.loads((hf / "paralib.json").read_text())
+    if history is None and (out / "metrics.json").is_file():
+        history = json.loads((out / "metrics.json").read_text()).get("history", [])
+    metrics = dict(meta, history=history or [])
     for q in ("float32", "int8"):
         dst = convert(hf, out / f"ct2-{q}", quantization=q)
         if cfg.test_src and cfg.test_ref:
@@ -295,14 +273,16 @@ def model_card(cfg: MTTrainConfig, meta: dict) -> str:
     para = cfg.src_lang == cfg.tgt_lang
     kind = "paraphrase model (ParaNMT 2018 §6)" if para else "translation model"
     threads = f"{cfg.threads} thread(s)" if cfg.threads else f"{os.cpu_count()} CPU cores"
+    if meta.get("device", "cpu") != "cpu":
+        threads = f"one {meta['device']}"
     lines = [
         f"# paralib {kind} {cfg.src_lang}→{cfg.tgt_lang}",
         "",
-        "Made by `paralib mt train` (Marian Transformer from `transformers`, trained on CPU, "
-        "converted to CTranslate2).",
+        "Made by `paralib mt train` (Marian Transformer from `transformers`, trained on "
+        f"{meta.get('device', 'cpu')}, converted to CTranslate2).",
         "",
         f"- training pairs: {meta['train_pairs']} from: "
-        + ", ".join(sorted({i.corpus for i in cfg.inputs})),
+        + ", ".join(sorted({i.corpus for i in cfg.inputs} | {r.name for r in cfg.corpora})),
         f"- parameters: {meta['params']:,}; d_model {cfg.model.d_model}, "
         f"{cfg.model.encoder_layers}+{cfg.model.decoder_layers} layers, "
         f"joint sentencepiece vocabulary of {cfg.model.vocab_size}",
@@ -323,5 +303,11 @@ def model_card(cfg: MTTrainConfig, meta: dict) -> str:
             f"(the unchanged input scores {meta[f'copy_bleu_{q}']}); self-BLEU against the "
             f"input {meta[f'self_bleu_{q}']}; copy rate {meta[f'copy_rate_{q}']}; "
             f"output/input length {meta[f'length_ratio_{q}']}")
+    if not meta.get("decontaminated", True):
+        lines.append("- **not decontaminated** (`mt.decontaminate: false`): training pairs may "
+                     "share a sentence with an evaluation set")
+    elif meta.get("per_eval_set"):
+        lines.append("- decontaminated: pairs removed per evaluation set "
+                     + json.dumps(meta["per_eval_set"]))
     lines += ["", "Left out of training: " + json.dumps(meta["skipped"]), ""]
     return "\n".join(lines)

@@ -85,6 +85,7 @@ def test_train_english_to_english(selection, tmp_path):
         src_lang="en", tgt_lang="en", inputs=[sel_input(path)],
         valid_src=test, valid_ref=f"{path}#trans", test_src=test, test_ref=f"{path}#trans",
         output=str(tmp_path / "en-en"),
+        decontaminate=False,  # trains and tests on the same rows, on purpose (a smoke test)
         model=MTModelConfig(vocab_size=500, d_model=32, encoder_layers=1, decoder_layers=1,
                             attention_heads=2, ffn_dim=64, max_positions=96),
         batch_tokens=1500, max_len=48, lr=3e-3, warmup_steps=5, max_steps=12,
