@@ -219,6 +219,9 @@ class BacktranslateConfig(Strict):
     """
 
     model: ExpandedPath = "{models}/de-en"
+    # one model per source language (``{de: "{models}/de-en", fr: ...}``), for bitext of
+    # several languages in one run; when set, ``model`` is not used
+    models: dict[str, ExpandedPath] = Field(default_factory=dict)
     output: ExpandedPath = "output/backtranslate"
     beam_size: int = Field(default=4, ge=1, le=64)
     num_hypotheses: int = Field(default=1, ge=1, le=50)
@@ -238,6 +241,17 @@ class BacktranslateConfig(Strict):
     actor_resources: dict[str, float] = Field(default_factory=dict)
     overwrite: bool = False
 
+
+    @field_validator("models")
+    @classmethod
+    def _model_langs(cls, v: dict[str, str]) -> dict[str, str]:
+        from paralib.corpora.langs import canonical
+
+        return {canonical(k): p for k, p in v.items()}
+
+    def model_for(self) -> str | dict[str, str]:
+        """The model folder, or the folders by source language when ``models`` is set."""
+        return dict(self.models) if self.models else self.model
 
     @model_validator(mode="after")
     def _hyps_fit_beam(self) -> BacktranslateConfig:

@@ -35,9 +35,10 @@ from paralib.translate.translator import check_model_dir
 
 @dataclass(frozen=True)
 class Leg:
-    """One translation step: ``model`` reads ``source`` and writes ``targets``."""
+    """One translation step: ``model`` (or a model per source language) reads ``source`` and
+    writes ``targets``."""
 
-    model: str
+    model: str | dict[str, str]
     source: str
     targets: tuple[str, str, str]
     num_hypotheses: int
@@ -77,7 +78,8 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
     s3 = cfg.s3.options()
     check_s3_paths(cfg.model_dump(), s3)  # every bucket of the config, before any work
     for leg in legs:
-        check_model_dir(leg.model)
+        for model in leg.model.values() if isinstance(leg.model, dict) else [leg.model]:
+            check_model_dir(model)
     if not inputs:
         raise BitextError(f"{desc}: no inputs configured (set bitext.inputs, or pivot.inputs "
                           "for round trips)")

@@ -23,7 +23,8 @@ OUTPUT_SCHEMA = pa.schema(
 
 
 class TranslateActor:
-    """Holds one ``ctranslate2.Translator``; expands each row into its k-best translations.
+    """Holds a ``ctranslate2.Translator`` (or one per source language, loaded when a row of
+    that language first comes); expands each row into its k-best translations.
 
     Reads ``source_column`` and writes the k-best list into ``target_columns`` (text, rank,
     cost). Tokenisation (sentencepiece) happens here, inside the actor. Rows that carry a
@@ -32,22 +33,46 @@ class TranslateActor:
     that is first in every leg.
     """
 
-    def __init__(self, model: str, options: dict, device: str = "auto",
+    def __init__(self, model: str | dict[str, str], options: dict, device: str = "auto",
                  compute_type: str = "auto", intra_threads: int = 1,
                  source_column: str = "src",
                  target_columns: tuple[str, str, str] = ("trans", "rank", "cost")):
-        from paralib.translate.translator import Translator
-
-        self.translator = Translator(model, device=device, compute_type=compute_type,
-                                     intra_threads=intra_threads)
+        self.model = model
+        self.settings = {"device": device, "compute_type": compute_type,
+                         "intra_threads": intra_threads}
+        self.translators: dict[str, object] = {}
+        if not isinstance(model, dict):
+            self._translator("")
         self.options = options
         self.source_column = source_column
         self.text, self.rank, self.cost = target_columns
 
+    def _translator(self, lang: str):
+        key = lang if isinstance(self.model, dict) else ""
+        if key not in self.translators:
+            from paralib.translate.translator import Translator
+
+            path = self.model[key] if key else self.model
+            self.translators[key] = Translator(path, **self.settings)
+        return self.translators[key]
+
+    def _kbest(self, good: pd.DataFrame) -> list:
+        texts = good[self.source_column].tolist()
+        if not isinstance(self.model, dict):
+            return self._translator("").translate(texts, **self.options)
+        out: list = [None] * len(texts)
+        langs = good["src_lang"].to_numpy()
+        for lang in dict.fromkeys(langs.tolist()):
+            rows = np.flatnonzero(langs == lang)
+            hyps = self._translator(lang).translate([texts[i] for i in rows], **self.options)
+            for i, h in zip(rows.tolist(), hyps, strict=True):
+                out[i] = h
+        return out
+
     def __call__(self, batch: pd.DataFrame) -> pd.DataFrame:
         ok = (batch["reason"] == "").to_numpy()
         good = batch[ok]
-        kbest = self.translator.translate(good[self.source_column].tolist(), **self.options)
+        kbest = self._kbest(good)
         counts = np.array([len(h) for h in kbest], dtype=np.int64)
         out = good.loc[good.index.repeat(counts)].copy()
         out[self.text] = [h.text for hyps in kbest for h in hyps]

@@ -163,3 +163,26 @@ def test_actor_plan_keeps_a_set_rows_per_batch():
     assert actor_plan(bt, {"CPU": 2}, shard_rows=700)["rows_per_batch"] == 64
     assert actor_plan(bt.model_copy(update={"device": "cpu"}), {"CPU": 2},
                       shard_rows=700)["rows_per_batch"] == 64
+
+
+def test_one_model_per_language(ray_session, tiny_mt, m30k, tmp_path):
+    """``backtranslate.models`` picks each row's model by its language: the same German
+    model named per language gives the same k-best lists as ``model``; a language without a
+    model is a config error naming it."""
+    from paralib.config import ConfigError
+
+    inputs = m30k_input(m30k, 60)
+    one = backtranslate(make_config(tiny_mt, tmp_path / "one", inputs), progress=False)
+    per = make_config(tiny_mt, tmp_path / "per", inputs, models=f"{{deu: {tiny_mt}/ct2-int8}}")
+    assert per.backtranslate.models == {"de": f"{tiny_mt}/ct2-int8"}
+    report = backtranslate(per, progress=False)
+    assert report.rows_out == one.rows_out == 60
+    cols = ["id", "rank", "trans", "cost"]
+    a = read_output(str(tmp_path / "one")).to_pandas()[cols].sort_values(["id", "rank"])
+    b = read_output(str(tmp_path / "per")).to_pandas()[cols].sort_values(["id", "rank"])
+    assert a.reset_index(drop=True).equals(b.reset_index(drop=True))
+    french = inputs + [{"corpus": "fr", "src_lang": "fr", "src": m30k["val_de"],
+                        "en": m30k["val_en"], "limit": 5}]
+    cfg = make_config(tiny_mt, tmp_path / "fr", french, models=f"{{de: {tiny_mt}/ct2-int8}}")
+    with pytest.raises(ConfigError, match="no model for fr"):
+        backtranslate(cfg, progress=False)
