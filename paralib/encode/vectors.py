@@ -28,11 +28,12 @@ def vectors_schema(dim: int, dtype: str) -> pa.Schema:
 
 
 # Floats neither repeat nor compress well as bytes (zstd saved under 10 % of a float32 part
-# and took as long as encoding it): the vectors are stored plain, without a dictionary; the
+# and took as long as encoding it): the vectors are stored plain, without a dictionary or
+# min/max statistics (no reader filters on them; they cost a tenth of writing a part); the
 # strings are compressed.
 PARQUET_OPTIONS = {"compression": {"id": "zstd", "text": "zstd", "lang": "zstd",
                                    "embedding": "none"},
-                   "use_dictionary": ["lang"]}
+                   "use_dictionary": ["lang"], "write_statistics": ["id", "text", "lang"]}
 
 
 def vectors_table(ids: list[str], texts: list[str], lang: str, emb: np.ndarray,
