@@ -144,6 +144,10 @@ NEW_SECTIONS = ("encode", "mine")
 # embedding (`dropout_on: tokens` reproduces that training).
 TRAIN_NEW_DEFAULTS = {"sparse": False}
 PART_NEW_DEFAULTS = {"dropout_on": "sentence"}
+# ... and with tuning the 2019 recipe at scale (item 2): language sampling temperature, and a
+# source's random sample and language filters; none of them set in the runs kept before.
+TRAIN_NEW_DEFAULTS["lang_temperature"] = None
+SOURCE_NEW_DEFAULTS = {"sample": None, "langs": None, "exclude_langs": None}
 
 
 # The runner's own folders as a run's fingerprint sees them: the same run has the same
@@ -186,6 +190,8 @@ def config_for_key(cfg: Any) -> dict[str, Any]:
     _drop_defaults(train, TRAIN_NEW_DEFAULTS)
     for part in train.get("model", {}).get("parts", []):
         _drop_defaults(part, PART_NEW_DEFAULTS)
+    for source in train.get("sources", []):
+        _drop_defaults(source, SOURCE_NEW_DEFAULTS)
     _drop_defaults(tree.get("bitext", {}), BITEXT_NEW_DEFAULTS)
     for section in ("bitext", "pivot", "paraphrase", "mt"):
         for inp in tree.get(section, {}).get("inputs", []):

@@ -32,7 +32,13 @@ class SourceConfig(Strict):
     - ``corpus``: a ``paralib decontaminate`` output folder (``path``): English ``ref`` with
       ``src`` in ``src_lang``, and the pairs' groups.
 
-    ``limit`` keeps the first N pairs of a source (a random N for ``ppdb``).
+    ``limit`` keeps the first N pairs of a source (a random N for ``ppdb``); ``sample`` a
+    random N (seeded with ``train.seed``), drawn before decontamination, so that a tuning trial
+    on part of a large corpus reads and cleans only its part. ``langs`` keeps only the pairs
+    whose non-English side is in one of these languages (``en``: English paraphrase pairs,
+    such as the Bible versions in a corpus) and ``exclude_langs`` drops them: a corpus splits
+    into its bitext and its paraphrases (2019 §2 trains on bitext; ``paralib tune``'s
+    ``data_mix``).
     """
 
     kind: Literal["pairs", "bitext", "captions", "sts", "ppdb", "corpus"]
@@ -41,11 +47,16 @@ class SourceConfig(Strict):
     s2_column: str = "trans"
     min_score: float = Field(default=3.8, ge=0, le=5)
     limit: int | None = Field(default=None, ge=1)
+    sample: int | None = Field(default=None, ge=1)
+    langs: list[str] | None = None
+    exclude_langs: list[str] | None = None
 
     @model_validator(mode="after")
     def _path_for_pairs(self) -> SourceConfig:
         if self.kind in ("pairs", "corpus") and not self.path:
             raise ValueError(f"a '{self.kind}' source needs 'path'")
+        if self.langs is not None and not self.langs:
+            raise ValueError("langs: [] keeps no pair; leave it out to keep every language")
         return self
 
 
@@ -88,6 +99,12 @@ class TrainConfig(Strict):
     lr: float = Field(default=0.001, gt=0)
     epochs: int = Field(default=10, ge=1)
     max_pairs: int | None = Field(default=None, ge=2)
+    # Language sampling temperature T (XLM, Conneau & Lample 2019 §3.1): the pairs are drawn
+    # again, as many as there are, with language l's share ∝ n_l^(1/T) (its non-English side;
+    # English paraphrase pairs count as "en"); T = 1 keeps the data's own shares, a larger T
+    # moves them towards uniform (small languages repeated, large ones sampled down). None:
+    # every pair once, as read.
+    lang_temperature: float | None = Field(default=None, gt=0)
     dev: Literal["stsb-dev", "sts17-en-en", "none"] = "stsb-dev"
     workers: int = Field(default=1, ge=1)
     use_gpu: bool | None = None

@@ -173,6 +173,52 @@ def _clean(data: pd.DataFrame, cfg: Config) -> tuple[pd.DataFrame, list[dict]]:
         rejected["source"], rejected["reason"], rejected["s1"], rejected["s2"], strict=True)]
 
 
+def _languages(df: pd.DataFrame, src: SourceConfig) -> pd.DataFrame:
+    """The pairs of ``df`` whose non-English side (``lang2``) ``src.langs`` keeps and
+    ``src.exclude_langs`` does not drop (``zh`` names every ``zh-*`` variant too)."""
+    if src.langs is None and not src.exclude_langs:
+        return df
+    from paralib.corpora.langs import matches
+
+    def wanted(lang: str) -> bool:
+        keep = src.langs is None or any(matches(x, lang) for x in src.langs)
+        return keep and not any(matches(x, lang) for x in src.exclude_langs or [])
+
+    present = pd.unique(df["lang2"].astype(str))
+    return df[df["lang2"].isin([lang for lang in present if wanted(lang)])]
+
+
+def language_shares(counts: pd.Series, temperature: float) -> pd.Series:
+    """Each language's share of the training pairs at sampling temperature ``T``: ∝
+    n_l^(1/T) (XLM, Conneau & Lample 2019 §3.1; T = 1 keeps the data's shares)."""
+    weights = counts.astype(float) ** (1.0 / temperature)
+    return weights / weights.sum()
+
+
+def temperature_sample(data: pd.DataFrame, temperature: float, seed: int) -> pd.DataFrame:
+    """``data`` drawn again with :func:`language_shares` (as many pairs as it has): a language
+    given more than its pairs keeps them all and repeats a random part of them, one given
+    fewer keeps a random part. Languages are the non-English side (``lang2``)."""
+    if data.empty:
+        return data
+    rng = np.random.default_rng(seed)
+    lang = data["lang2"].astype(str).to_numpy()
+    counts = pd.Series(lang).value_counts()
+    target = np.floor(language_shares(counts, temperature) * len(data)).astype(int)
+    short = len(data) - int(target.sum())  # whole pairs left over: to the largest remainders
+    remainder = language_shares(counts, temperature) * len(data) - target
+    target[remainder.sort_values(ascending=False).index[:short]] += 1
+    picks = []
+    for code, want in target.items():
+        rows = np.flatnonzero(lang == code)
+        if want <= len(rows):
+            picks.append(rng.choice(rows, size=int(want), replace=False))
+        else:
+            extra = rng.choice(rows, size=int(want) - len(rows), replace=True)
+            picks.append(np.concatenate([rows, extra]))
+    return data.iloc[np.concatenate(picks)].reset_index(drop=True)
+
+
 def decontamination_counts(rejects: pd.DataFrame) -> dict[str, int]:
     """Pairs removed per evaluation set, from the reasons of training rejects."""
     hit = rejects["reason"].astype(str)
@@ -212,6 +258,9 @@ def load_sources(cfg: Config, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame
                     for r in rej]
         if src.limit:
             df = df.iloc[: src.limit]
+        df = _languages(df, src)
+        if src.sample and src.sample < len(df):
+            df = df.sample(n=src.sample, random_state=seed)
         df["source"] = name
         if "group" in df.columns:  # ints, kept exact beside sources without groups
             df["group"] = df["group"].astype(object)
@@ -227,6 +276,8 @@ def load_sources(cfg: Config, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame
         data = data[~empty]
     data, removed = _clean(data.reset_index(drop=True), cfg)
     rejects += removed
+    if tcfg.lang_temperature is not None:
+        data = temperature_sample(data, tcfg.lang_temperature, seed)
     data = data.sample(frac=1.0, random_state=seed).reset_index(drop=True)
     if tcfg.max_pairs:
         data = data.iloc[: tcfg.max_pairs]

@@ -13,7 +13,15 @@ shortcut for what the papers tuned:
 - training (2017 §4.2 and §5.2, 2018 §4-5.2, 2019 §3.1): ``margin`` (δ),
   ``contrastive_margin`` (Opusparcus §3.2), ``megabatch`` (M), ``anneal_every``, ``scramble``,
   ``dropout`` (every encoder part), ``word_dropout``, ``lr``, ``batch_size``, ``negatives``,
-  ``epochs`` (the stopping epoch, 2017 §5.3).
+  ``epochs`` (the stopping epoch, 2017 §5.3);
+- the 2019 recipe at scale (2019 §2-3.1, issue "A paraphrastic encoder worth downloading",
+  item 2): ``data_mix`` (a named preset of ``train.sources`` over the base configuration's
+  ``corpus`` source: :data:`DATA_MIXES`), ``vocab_size`` and ``dim`` (every encoder part),
+  ``lang_temperature`` (``train.lang_temperature``).
+
+Shortcuts with ``selects=True`` (and dotted ``select.*`` keys) tune the selection: a space
+that names none of them, on a base configuration whose ``train.sources`` do not read
+``select.output``, trains each trial on ``train.sources`` directly (:func:`uses_selection`).
 
 A shortcut bound sets that side of the bound on its column, replacing the base
 configuration's; ``None`` or an infinite value leaves that side open.
@@ -43,6 +51,7 @@ class Shortcut:
     name: str
     help: str
     apply: Callable[[Tree, Any], None]
+    selects: bool = False  # a selection parameter: the trial must run paralib select
 
 
 def _open(value: Any) -> float | None:
@@ -80,11 +89,11 @@ def _bound_shortcuts(stem: str, column: str, section: str) -> list[Shortcut]:
         set_bound(tree, column, lo, hi)
 
     return [
-        Shortcut(stem, f"[lower, upper] bound on {column} ({section})", both),
+        Shortcut(stem, f"[lower, upper] bound on {column} ({section})", both, True),
         Shortcut(f"{stem}_min", f"lower bound on {column} ({section})",
-                 lambda t, v: set_bound(t, column, lower=v)),
+                 lambda t, v: set_bound(t, column, lower=v), True),
         Shortcut(f"{stem}_max", f"upper bound on {column} ({section})",
-                 lambda t, v: set_bound(t, column, upper=v)),
+                 lambda t, v: set_bound(t, column, upper=v), True),
     ]
 
 
@@ -105,26 +114,73 @@ def _noise(tree: Tree, value: Any) -> None:
     noise["clean_fraction"] = value
 
 
-def _dropout(tree: Tree, value: Any) -> None:
-    for part in tree["train"]["model"]["parts"]:
-        part["dropout"] = value
+def _parts(key: str) -> Callable[[Tree, Any], None]:
+    """Set ``key`` of every encoder part (``dropout``, ``dim``, ``vocab_size``)."""
+    def apply(tree: Tree, value: Any) -> None:
+        for part in tree["train"]["model"]["parts"]:
+            part[key] = value
+    return apply
+
+
+_dropout = _parts("dropout")
+
+# English paraphrase sources (their pairs are en-en); ``bitext`` drops them
+PARAPHRASE_KINDS = ("captions", "pairs", "sts", "ppdb")
+
+# The data mixes of issue "A paraphrastic encoder worth downloading", item 2, as presets of
+# train.sources built from the base configuration's ``corpus`` source(s) (each keeps its
+# path, limit and sample): what each trains on.
+DATA_MIXES: dict[str, str] = {
+    "bitext": "the corpus's bitext pairs only (exclude_langs: [en]), no English paraphrase "
+              "source (2019 §2: bilingual pairs alone)",
+    "paraphrases": "English paraphrase pairs only: the corpus's en-en pairs (langs: [en], the "
+                   "Bible versions) and the Multi30k captions",
+    "both": "every corpus pair and the Multi30k captions (the paralib-en recipe)",
+}
+
+
+def _data_mix(tree: Tree, value: Any) -> None:
+    """Replace ``train.sources`` with the :data:`DATA_MIXES` preset ``value``: the base's
+    ``corpus`` sources with a language filter, its ``bitext`` sources (bitext, both), and its
+    captions source or a plain ``{kind: captions}`` (paraphrases, both); the base's other
+    English paraphrase sources (pairs, sts, ppdb) stay with paraphrases and both."""
+    if value not in DATA_MIXES:
+        raise ValueError(f"data_mix {value!r}: choose one of {', '.join(DATA_MIXES)}")
+    sources = tree["train"]["sources"]
+    corpora = [dict(s) for s in sources if s["kind"] == "corpus"]
+    if not corpora:
+        raise ValueError("data_mix needs a corpus source in train.sources (e.g. {kind: corpus, "
+                         "path: output/bitext-all}, made by paralib decontaminate)")
+    for c in corpora:
+        c["langs"], c["exclude_langs"] = {"bitext": (None, ["en"]),
+                                          "paraphrases": (["en"], None),
+                                          "both": (None, None)}[value]
+    if value == "bitext":
+        tree["train"]["sources"] = corpora + [s for s in sources if s["kind"] == "bitext"]
+        return
+    english = [s for s in sources if s["kind"] in PARAPHRASE_KINDS]
+    if not any(s["kind"] == "captions" for s in english):
+        english.append({"kind": "captions"})
+    keep_bitext = [s for s in sources if s["kind"] == "bitext"] if value == "both" else []
+    tree["train"]["sources"] = corpora + keep_bitext + english
 
 
 _SHORTCUTS: list[Shortcut] = [
     *_bound_shortcuts("length_range", "len_trans", "2017 §5.5"),
     Shortcut("cost_max", "upper bound on the translation cost (2017 §5.6)",
-             lambda t, v: set_bound(t, "cost", upper=v)),
+             lambda t, v: set_bound(t, "cost", upper=v), True),
     Shortcut("ppl_max", "upper bound on the LM perplexity, .inf = none (2017 §5.6)",
-             lambda t, v: set_bound(t, "lm_ppl", upper=v)),
+             lambda t, v: set_bound(t, "lm_ppl", upper=v), True),
     Shortcut("p_ref_min", "minimum classifier P(reference) (2017 §5.6.1)",
-             lambda t, v: set_bound(t, "p_ref", lower=v)),
+             lambda t, v: set_bound(t, "p_ref", lower=v), True),
     *_bound_shortcuts("overlap", "overlap1", "2017 §5.7"),
     *_bound_shortcuts("overlap2", "overlap2", "2017 §5.7"),
     *_bound_shortcuts("overlap3", "overlap3", "2017 §5.7"),
     *_bound_shortcuts("bleu", "bleu", "2017 §5.7"),
     Shortcut("noise", "fraction of clean pairs, select.noise.clean_fraction (Opusparcus §4.2)",
-             _noise),
-    Shortcut("size", "training-set size, select.size (2017 §5.2)", _setter("select", "size")),
+             _noise, True),
+    Shortcut("size", "training-set size, select.size (2017 §5.2)", _setter("select", "size"),
+             True),
     Shortcut("margin", "margin δ of the margin loss, train.margin (2017 §4.2)",
              _setter("train", "margin")),
     Shortcut("contrastive_margin", "margin m of the contrastive loss (Opusparcus §3.2)",
@@ -142,8 +198,29 @@ _SHORTCUTS: list[Shortcut] = [
     Shortcut("negatives", "max, rand or mix negatives (2018 §4)", _setter("train", "negatives")),
     Shortcut("epochs", "epochs to train, the stopping epoch (2017 §5.3)",
              _setter("train", "epochs")),
+    Shortcut("data_mix", f"training data: {', '.join(DATA_MIXES)}, presets of train.sources "
+             "over the base's corpus source (2019 §2)", _data_mix),
+    Shortcut("vocab_size", "vocabulary size of every encoder part (sentencepiece pieces, "
+             "words, trigrams; 2019 §3.1)", _parts("vocab_size")),
+    Shortcut("dim", "embedding dimension of every encoder part (2019 §3.1)", _parts("dim")),
+    Shortcut("lang_temperature", "language sampling temperature T, share ∝ n^(1/T) "
+             "(XLM §3.1), train.lang_temperature", _setter("train", "lang_temperature")),
 ]
 SHORTCUTS: dict[str, Shortcut] = {s.name: s for s in _SHORTCUTS}
+
+
+def uses_selection(base: Config, names: list[str]) -> bool:
+    """Whether a trial of a space naming ``names`` (its parameters and ``set:`` keys) must
+    run ``paralib select``: the base configuration trains on ``select.output`` (a ``pairs``
+    source reads it) or has no training source at all, or a name tunes the selection (a
+    selection shortcut or a ``select.*`` key). Otherwise the trial trains on
+    ``train.sources`` directly."""
+    if not base.train.sources:
+        return True
+    if any(s.kind == "pairs" and s.path == base.select.output for s in base.train.sources):
+        return True
+    return any((n in SHORTCUTS and SHORTCUTS[n].selects) or n.startswith("select.")
+               for n in names)
 
 
 class UnknownParameter(ValueError):

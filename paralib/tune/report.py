@@ -53,7 +53,8 @@ def trial_rows(summary: dict) -> tuple[list[str], list[list[str]]]:
         b = best_of(t["history"], metric, mode)
         best = f"{b[metric]:.2f} ({b.get('epoch')})" if b else "–"
         rows.append([t["trial_id"], *[_fmt(t["params"].get(n)) for n in names],
-                     _fmt(t["selected_pairs"]), f"{t['epochs_run']}/{t['epochs_planned']}",
+                     _fmt(t.get("pairs", t["selected_pairs"])),
+                     f"{t['epochs_run']}/{t['epochs_planned']}",
                      best, _status(t, summary["asha"]["enabled"])])
     return header, rows
 

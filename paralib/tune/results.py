@@ -47,6 +47,12 @@ def _selected(root: str, cfg: Config) -> int | None:
     return int(report["rows_out"]) if report and "rows_out" in report else None
 
 
+def _trained(history: list[dict[str, Any]]) -> int | None:
+    """The pairs a trial trained on per epoch (its first epoch's count)."""
+    pairs = history[0].get("pairs") if history else None
+    return None if pairs is None else int(pairs)
+
+
 def _error_text(error: BaseException) -> str:
     text = str(error).strip()
     # Ray wraps the trial's exception: keep its last line (the original message)
@@ -77,7 +83,10 @@ def collect_trials(grid: Any, space: Space, base: Config) -> list[dict[str, Any]
             "trial_id": trial_id, "params": params, "status": status,
             "error": _error_text(result.error) if result.error is not None else None,
             "epochs_planned": planned, "epochs_run": len(history), "history": history,
-            "selected_pairs": _selected(root, base), "path": str(result.path),
+            "selected_pairs": (selected := _selected(root, base)),
+            # training pairs: the selection's, or (a trial without one) the first epoch's
+            "pairs": selected if selected is not None else _trained(history),
+            "path": str(result.path),
             "model": done["model"] if done else None,
         })
     return sorted(records, key=lambda r: r["trial_id"])

@@ -1,6 +1,7 @@
 """``run_tune``: a Ray Tune search over a space file (2017 §5.2-5.7, Opusparcus §4.2).
 
-Each trial (:mod:`paralib.tune.trial`) selects its training set and trains with Ray Train,
+Each trial (:mod:`paralib.tune.trial`) selects its training set (or, tuning no selection,
+takes ``train.sources`` as they are) and trains with Ray Train,
 reporting the dev metric after every epoch; ASHA (``time_attr``: epochs) stops weak trials;
 grid points run in a random order. The best (trial, epoch) on dev is evaluated once on the
 test suites and everything goes into a report (:mod:`paralib.tune.report`).
@@ -32,7 +33,7 @@ from paralib.runtime import check_ray_address, init_ray
 from paralib.tune.results import best_epoch, collect_trials
 from paralib.tune.space import Param, Space, SpaceError, encode
 from paralib.tune.trial import TrialSetup, run_trial, trial_dirname
-from paralib.tune.validate import absolute_paths, validate_space
+from paralib.tune.validate import absolute_paths, space_selects, validate_space
 
 log = logging.getLogger(__name__)
 
@@ -175,14 +176,16 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
                               grace_period=min(spec.asha.grace_period, max_t),
                               reduction_factor=spec.asha.reduction_factor) if use_asha else None
     setup = TrialSetup(base=base.model_dump(), params=[p.name for p in space.params],
-                       experiment=experiment)
+                       experiment=experiment, select=space_selects(space, base))
     storage_fs, storage_path = None, storage
     if fs.is_s3(storage):
         storage_fs, storage_path = fs.resolve(storage, cfg.s3.options())
     reaper = PlacementGroupReaper(bundles)
     log.info("tuning %s: %s search, %d trial(s), %d at a time, ASHA %s (max %d epochs), "
-             "results in %s", name, search, num_samples, concurrent,
-             "on" if use_asha else "off", max_t, experiment)
+             "%s, results in %s", name, search, num_samples, concurrent,
+             "on" if use_asha else "off", max_t,
+             "each trial selects from select.input" if setup.select else
+             "trials train on train.sources (no selection)", experiment)
     callbacks: list = [reaper]
     quiet_bar = progress and not current().verbose  # one bar instead of Tune's tables
     if quiet_bar:
@@ -211,7 +214,7 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
         "asha": {"enabled": use_asha, "max_t": max_t, "grace_period": spec.asha.grace_period,
                  "reduction_factor": spec.asha.reduction_factor},
         "concurrent": concurrent, "trial_cpus": spec.trial_cpus, "worker_bundles": bundles,
-        "experiment": experiment, "seconds": round(seconds, 1),
+        "experiment": experiment, "seconds": round(seconds, 1), "selects": setup.select,
         "parameters": [{"name": p.name, "kind": p.kind, "values": p.values, "low": p.low,
                         "high": p.high} for p in space.params],
         "placement_groups_reaped": len(reaper.removed),

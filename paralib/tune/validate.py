@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from paralib.config import Config
 from paralib.io import fs
 from paralib.paths import expand
-from paralib.tune.params import apply_parameters
+from paralib.tune.params import apply_parameters, uses_selection
 from paralib.tune.space import Param, Space, SpaceError
 
 
@@ -110,11 +110,25 @@ def _scored_columns(path: str, cfg: Config) -> set[str]:
     return set(pq.read_schema(inner, filesystem=filesystem).names)
 
 
+def _found(path: str, cfg: Config) -> bool:
+    """Whether a file or folder is at ``path`` (local or ``s3://``)."""
+    import pyarrow.fs as pafs
+
+    filesystem, inner = fs.resolve(path, cfg.s3.options())
+    return filesystem.get_file_info(inner).type != pafs.FileType.NotFound
+
+
 def _needed_columns(cfg: Config) -> set[str]:
     sel = cfg.select
     cols = {b.column for b in sel.bounds}
     cols |= {part.column for part in (sel.folds, sel.noise) if part is not None}
     return cols
+
+
+def space_selects(space: Space, base: Config) -> bool:
+    """Whether the trials of ``space`` on ``base`` run ``paralib select`` (the searched
+    parameters and the ``set:`` keys, :func:`paralib.tune.params.uses_selection`)."""
+    return uses_selection(base, [p.name for p in space.params] + list(space.spec.set))
 
 
 def validate_space(space: Space, base: Config, search: str) -> list[dict[str, Any]]:
@@ -140,6 +154,14 @@ def validate_space(space: Space, base: Config, search: str) -> list[dict[str, An
                              f"these values: {_errors(exc)}") from None
         except ValueError as exc:
             raise SpaceError(f"{where}: parameters {_show(point)}: {exc}") from None
+    if not space_selects(space, base):  # the trials train on train.sources as they are
+        for cfg in configs:
+            for src in cfg.train.sources:
+                if src.path and src.kind in ("pairs", "corpus") and \
+                        not _found(src.path, cfg):
+                    raise SpaceError(f"{where}: train.sources: no {src.kind} at {src.path} "
+                                     "(a corpus comes from paralib decontaminate)")
+        return points
     try:
         have = _scored_columns(base.select.input, base)
     except FileNotFoundError:
