@@ -223,7 +223,7 @@ def run(args) -> int:
         from paralib.select import run_select
 
         cfg = _load(args)
-        report = run_select(cfg.select, cfg.s3.options())
+        report = run_select(cfg.select, cfg.s3.options(), cfg.model_dump())
         print(json.dumps({k: report[k] for k in ("rows_in", "rows_out", "steps", "files")},
                          indent=2, default=str))
         return 0
@@ -231,19 +231,20 @@ def run(args) -> int:
         from paralib.analysis.run import run_analyze
 
         cfg = _load(args)
-        print(f"report: {run_analyze(cfg.analyze, cfg.s3.options())}")
+        print(f"report: {run_analyze(cfg.analyze, cfg.s3.options(), cfg.model_dump())}")
         return 0
     if args.command == "lm":
         from paralib.lm.run import run_lm
 
         cfg = _load(args)
-        print(json.dumps(run_lm(cfg.lm, cfg.s3.options()), indent=2))
+        print(json.dumps(run_lm(cfg.lm, cfg.s3.options(), cfg.model_dump()), indent=2))
         return 0
     if args.command == "classifier":
         from paralib.classifier.run import run_classifier
 
         cfg = _load(args)
-        print(json.dumps(run_classifier(cfg.classifier, cfg.s3.options()), indent=2))
+        print(json.dumps(run_classifier(cfg.classifier, cfg.s3.options(), cfg.model_dump()),
+                         indent=2))
         return 0
     if args.command == "train":
         from paralib.train.run import train

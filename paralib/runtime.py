@@ -6,6 +6,7 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
@@ -71,11 +72,25 @@ def stall_timeout() -> float | None:
     return _stall_timeout_s
 
 
+RAY_STUCK = ("tasks waiting for resources that no node has free (see `ray status`), or an "
+             "actor that hangs")
+
+
+def stall_error(what: str, timeout_s: float, where: str = "", why: str = RAY_STUCK
+                ) -> StallError:
+    """The :class:`StallError` of ``what`` after ``timeout_s`` seconds without progress;
+    ``where`` says how far it got, ``why`` what usually causes it."""
+    return StallError(
+        f"{what}: no progress for {timeout_s:g} s{f' ({where})' if where else ''}; the stage "
+        f"is stuck: {why}. If one step really takes longer, raise ray.stall_timeout_s (null: "
+        "wait forever)")
+
+
 def watch(items: Iterable[T], timeout_s: float | None, what: str,
-          state: Callable[[], str] = lambda: "") -> Iterator[T]:
+          state: Callable[[], str] = lambda: "", why: str = RAY_STUCK) -> Iterator[T]:
     """Yield the items of ``items`` as they come; when none comes for ``timeout_s`` seconds,
-    raise :class:`StallError` naming ``what`` and ``state()`` (e.g. "2 of 5 shards
-    complete") instead of waiting forever.
+    raise :class:`StallError` (:func:`stall_error`) naming ``what`` and ``state()`` (e.g.
+    "2 of 5 shards complete") instead of waiting forever.
 
     ``items`` is consumed in a daemon thread (one item ahead), so that a consumer blocked in
     Ray (a read task that never gets a CPU, a hung actor) cannot block the caller; on a stall
@@ -109,12 +124,7 @@ def watch(items: Iterable[T], timeout_s: float | None, what: str,
             try:
                 item, exc = box.get(timeout=timeout_s)
             except queue.Empty:
-                where = state()
-                raise StallError(
-                    f"{what}: no progress for {timeout_s:g} s{f' ({where})' if where else ''}; "
-                    "the stage is stuck: tasks waiting for resources that no node has free "
-                    "(see `ray status`), or an actor that hangs. If one shard really takes "
-                    "longer, raise ray.stall_timeout_s (null: wait forever)") from None
+                raise stall_error(what, timeout_s, state(), why) from None
             if exc is not None:
                 raise exc
             if item is done:
@@ -124,8 +134,54 @@ def watch(items: Iterable[T], timeout_s: float | None, what: str,
         stop.set()
 
 
+def call_watched(fn: Callable[[], T], timeout_s: float | None, what: str,
+                 progress: Callable[[], object], state: Callable[[], str] = lambda: "",
+                 on_stall: Callable[[], None] = lambda: None, why: str = RAY_STUCK,
+                 poll_s: float = 1.0) -> T:
+    """``fn()``, watched: it runs in a daemon thread while this one reads ``progress()``
+    (e.g. pairs trained so far) every ``poll_s`` seconds. A value that changes is progress;
+    when it has not changed for ``timeout_s`` seconds, ``on_stall()`` is called (to abort
+    the work, e.g. a Ray Train controller) and :class:`StallError` (:func:`stall_error`)
+    is raised naming ``what`` and ``state()``. ``fn``'s own exception is raised as is;
+    ``timeout_s`` ``None`` calls ``fn()`` here, unwatched. A failing ``progress()`` counts
+    as no progress. On Ctrl-C ``on_stall()`` is called too."""
+    if timeout_s is None:
+        return fn()
+    box: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            box["result"] = fn()
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True, name=f"paralib-watched-{what}")
+    worker.start()
+    seen, since = object(), time.monotonic()
+    try:
+        while worker.is_alive():
+            worker.join(poll_s)
+            try:
+                now = progress()
+            except Exception:  # e.g. a progress actor not started yet
+                now = seen
+            if now != seen:
+                seen, since = now, time.monotonic()
+            elif worker.is_alive() and time.monotonic() - since >= timeout_s:
+                where = state()
+                on_stall()
+                raise stall_error(what, timeout_s, where, why)
+    except KeyboardInterrupt:
+        on_stall()
+        raise
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["result"]  # type: ignore[return-value]
+
+
 class StallError(ResourcesError, TimeoutError):
-    """A stage made no progress for ``ray.stall_timeout_s`` (see :func:`watch`)."""
+    """A stage made no progress for ``ray.stall_timeout_s`` (see :func:`watch`,
+    :func:`call_watched`)."""
 
 
 def largest_node() -> dict[str, float]:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -74,13 +75,14 @@ def read_captions(files: list[Path], limit: int | None = None) -> list[list[byte
     return caps
 
 
-def _text(raw: bytes, k: int) -> tuple[str, str]:
-    """``(caption, '')`` or ``('', reason)`` for caption ``k`` of an image."""
+def _text(raw: bytes, k: int) -> tuple[str, str, str]:
+    """``(caption, '', '')`` or ``('', reason, detail)`` for caption ``k`` of an image."""
     try:
         text = raw.decode("utf-8").strip()
     except UnicodeDecodeError as exc:
-        return "", f"undecodable bytes in caption {k} (utf-8, byte {exc.start})"
-    return (text, "") if text else ("", f"empty caption {k}")
+        return "", f"undecodable bytes in caption {k}", f"utf-8: {exc.reason} at byte " \
+            f"{exc.start}"
+    return (text, "", "") if text else ("", f"empty caption {k}", "")
 
 
 def shard_pairs(caps: list[list[bytes]], corpus: str, shard: int, start: int,
@@ -94,13 +96,14 @@ def shard_pairs(caps: list[list[bytes]], corpus: str, shard: int, start: int,
         line = i + 1
         texts = [_text(caps[j][i], j + 1) for j in range(PER_IMAGE)]
         for k in range(1, PER_IMAGE):
-            (ref, why_a), (trans, why_b) = texts[k - 1], texts[k]
+            (ref, why_a, detail_a), (trans, why_b, detail_b) = texts[k - 1], texts[k]
             pair_id = f"{corpus}:{shard:05d}:{line}:{k}"
             if why_a or why_b:
                 raw = "\t".join(c[i].decode("utf-8", errors="replace")[:200]
                                 for c in (caps[k - 1], caps[k]))
                 rejects.append({"id": pair_id, "corpus": corpus, "src_lang": "en",
-                                "line": line, "reason": why_a or why_b, "raw": raw})
+                                "line": line, "reason": why_a or why_b,
+                                "detail": detail_a if why_a else detail_b, "raw": raw})
             else:
                 rows.append({"id": pair_id, "corpus": corpus, "src_lang": "en", "src": None,
                              "ref": ref, "trans": trans, "rank": 0, "cost": None, "set": "task2",
@@ -112,8 +115,16 @@ def shard_pairs(caps: list[list[bytes]], corpus: str, shard: int, start: int,
 def write_caption_pairs(output: str, split: str = "train", limit: int | None = None,
                         shard_rows: int = 5000, corpus: str = CORPUS,
                         overwrite: bool = False, s3: S3Options | None = None,
-                        root: Path | None = None) -> StageReport:
-    """Write the caption pairs of ``split`` (the first ``limit`` images) to ``output``."""
+                        root: Path | None = None,
+                        stall_s: float | None = None) -> StageReport:
+    """Write the caption pairs of ``split`` (the first ``limit`` images) to ``output``.
+
+    The shards are written in a worker thread: when one takes longer than ``stall_s``
+    seconds (``ray.stall_timeout_s``: an S3 store that stopped answering, a hung network
+    disk) the stage fails with :class:`paralib.runtime.StallError` naming the shards that are
+    complete; ``None`` waits forever."""
+    from paralib.runtime import watch
+
     t0 = time.perf_counter()
     files = caption_files(split, root)
     caps = read_captions(files, limit)
@@ -122,22 +133,37 @@ def write_caption_pairs(output: str, split: str = "train", limit: int | None = N
               for s, a in enumerate(range(0, images, shard_rows))}
     prints = {key: fingerprint([str(f) for f in files], split, start, stop, "k,k+1")
               for key, (_, start, stop) in ranges.items()}
-    if overwrite:
-        clear_output(output, s3)  # its own entries only, never a user's folder
     report = StageReport(output=output, unit="caption pairs", shards=len(ranges))
-    for key in pending(list(ranges), output, s3, report, prints):
-        shard, start, stop = ranges[key]
-        rows, rejects = shard_pairs(caps, corpus, shard, start, stop)
-        if len(rows):
-            write_part(output, "data", key, pa.Table.from_pandas(
-                rows, schema=OUTPUT_SCHEMA, preserve_index=False), s3)
-        if len(rejects):
-            write_part(output, "rejects", key, pa.Table.from_pandas(
-                rejects, schema=REJECT_SCHEMA, preserve_index=False), s3)
-        counts = {"rows_in": len(rows) + len(rejects), "rows_out": len(rows),
-                  "rows_rejected": len(rejects), "hypotheses": len(rows),
-                  "reasons": {str(r): int(n) for r, n in rejects["reason"].value_counts().items()},
-                  "fingerprint": prints[key]}
-        write_marker(output, key, counts, s3)
+
+    def shards() -> Iterator[dict]:
+        """Write each pending shard (its parts, then its marker); yield its counts."""
+        if overwrite:
+            clear_output(output, s3)  # its own entries only, never a user's folder
+        for key in pending(list(ranges), output, s3, report, prints):
+            shard, start, stop = ranges[key]
+            rows, rejects = shard_pairs(caps, corpus, shard, start, stop)
+            if len(rows):
+                write_part(output, "data", key, pa.Table.from_pandas(
+                    rows, schema=OUTPUT_SCHEMA, preserve_index=False), s3)
+            if len(rejects):
+                write_part(output, "rejects", key, pa.Table.from_pandas(
+                    rejects, schema=REJECT_SCHEMA, preserve_index=False), s3)
+            counts = {"rows_in": len(rows) + len(rejects), "rows_out": len(rows),
+                      "rows_rejected": len(rejects), "hypotheses": len(rows),
+                      "reasons": {str(r): int(n)
+                                  for r, n in rejects["reason"].value_counts().items()},
+                      "fingerprint": prints[key]}
+            write_marker(output, key, counts, s3)
+            yield counts
+
+    written: list[dict] = []
+
+    def where() -> str:
+        return f"{len(written)} of {len(ranges)} shards written by this run"
+
+    for counts in watch(shards(), stall_s, "captions", where,
+                        why="writing its output does not return (an S3 store that accepts "
+                        "connections but does not answer, a hung network disk)"):
+        written.append(counts)
         report.add(counts)
     return finish(report, s3, t0)

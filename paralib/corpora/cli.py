@@ -87,18 +87,22 @@ def run(args: argparse.Namespace) -> int:
             print(format_counts(counts, per_language=bool(args.names or args.langs)))
         return 0
 
+    from paralib.io.fs import check_s3_paths
+
     cfg = load_config(args.config, args.overrides)
+    s3 = cfg.s3.options()
+    output = args.output or f"output/sts{args.year}/sentences.txt"
+    # every bucket of the config and of --output, before any work
+    check_s3_paths({**cfg.model_dump(), "--output": output}, s3)
     if args.command == "captions":
         from paralib.corpora.captions import write_caption_pairs
 
-        report = write_caption_pairs(args.output, args.split, args.limit,
-                                     cfg.bitext.shard_rows, overwrite=args.overwrite,
-                                     s3=cfg.s3.options())
+        report = write_caption_pairs(output, args.split, args.limit,
+                                     cfg.bitext.shard_rows, overwrite=args.overwrite, s3=s3,
+                                     stall_s=cfg.ray.stall_timeout_s)
         print(report.text())
         return 0
     from paralib.corpora.sts_sentences import write_sts_sentences
 
-    output = args.output or f"output/sts{args.year}/sentences.txt"
-    print(json.dumps(write_sts_sentences(output, args.year, args.scored_only,
-                                         cfg.s3.options()), indent=2))
+    print(json.dumps(write_sts_sentences(output, args.year, args.scored_only, s3), indent=2))
     return 0

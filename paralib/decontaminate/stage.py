@@ -137,7 +137,8 @@ def drop_repeats(out: str, key: str, parts: list[tuple[str, np.ndarray]],
         lines = pa.array([_line_of(i) for i in dup["id"].to_pylist()], pa.int64())
         write_part(out, "rejects", key, pa.table(
             [dup["id"], dup["corpus"], dup["src_lang"], lines,
-             pa.array([DUPLICATE] * n, pa.string()), raw], schema=REJECT_SCHEMA), s3)
+             pa.array([DUPLICATE] * n, pa.string()), pa.array([""] * n, pa.string()), raw],
+            schema=REJECT_SCHEMA), s3)
         kept = table.filter(pa.array(~mask))
         if kept.num_rows:
             write_part(out, "data", key, kept, s3)

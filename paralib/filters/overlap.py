@@ -44,8 +44,7 @@ class OverlapScorer(Scorer):
             n = toks.lengths[side]
             short = (n < top) & (reasons == "").to_numpy()
             if short.any():
-                reasons[short] = [f"{side} has {k} token(s), fewer than {top}: "
-                                  f"overlap{top} undefined" for k in n[short]]
+                reasons[short] = f"{side} has fewer than {top} tokens: overlap{top} undefined"
         return reasons
 
     def score(self, batch: pd.DataFrame) -> pd.DataFrame:

@@ -226,29 +226,35 @@ def _decode(raw: bytes, what: str, first: bool) -> str:
         raw = raw[3:]
     nul = raw.find(b"\x00")
     if nul >= 0:
-        raise _Reject(f"NUL bytes in {what} (byte {nul}): binary data or UTF-16 text, not "
-                      "UTF-8")
+        raise _Reject(f"NUL bytes in {what}: binary data or UTF-16 text, not UTF-8",
+                      detail=f"byte {nul}")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise _Reject(f"undecodable bytes in {what} (utf-8, byte {exc.start})") from None
+        raise _Reject(f"undecodable bytes in {what}",
+                      detail=f"utf-8: {exc.reason} at byte {exc.start}") from None
 
 
-def _unencodable(fields: dict[str, str]) -> str | None:
+def _unencodable(fields: dict[str, str]) -> _Reject | None:
     """The first field holding a lone surrogate (a JSON ``\\ud800`` escape): text that
     cannot be written as UTF-8."""
     for name, text in fields.items():
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
-            return f"JSON field {name} holds a lone surrogate (character {exc.start}): not text"
+            return _Reject(f"JSON field {name} holds a lone surrogate: not text",
+                           detail=f"character {exc.start}")
     return None
 
 
 class _Reject(Exception):
-    def __init__(self, reason: str, raw: str = ""):
+    """A line that is no pair: ``reason`` is its kind (a stable text that summaries count),
+    ``detail`` what is particular to this line (a byte offset, a parser's message), ``raw``
+    its bytes or texts."""
+
+    def __init__(self, reason: str, raw: str = "", detail: str = ""):
         super().__init__(reason)
-        self.reason, self.raw = reason, raw
+        self.reason, self.raw, self.detail = reason, raw, detail
 
 
 def _raw_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, object]]:
@@ -301,14 +307,16 @@ def _raw_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, obj
         elif fmt == "tsv":
             fields = text.split("\t")
             if len(fields) != 2:
-                yield lineno, _Reject(f"expected 2 tab-separated fields, got {len(fields)}")
+                yield lineno, _Reject("expected 2 tab-separated fields",
+                                      detail=f"got {len(fields)}")
                 continue
             yield lineno, (fields[0], fields[1])
         else:  # jsonl
             try:
                 obj = json.loads(text)
             except json.JSONDecodeError as exc:
-                yield lineno, _Reject(f"invalid JSON: {exc.msg} at column {exc.colno}")
+                yield lineno, _Reject("invalid JSON",
+                                      detail=f"{exc.msg} at column {exc.colno}")
                 continue
             if not isinstance(obj, dict):
                 yield lineno, _Reject("JSON line is not an object")
@@ -325,7 +333,7 @@ def _raw_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, obj
             pair = (obj[spec.src_field] or "", obj[spec.en_field] or "")
             bad = _unencodable({spec.src_field: pair[0], spec.en_field: pair[1]})
             if bad:
-                yield lineno, _Reject(bad)
+                yield lineno, bad
                 continue
             yield lineno, pair
 
@@ -349,8 +357,8 @@ def _bible_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, o
     for j, key in enumerate(keys[spec.start:spec.stop]):
         lineno = spec.start + j + 1
         if key.startswith("?line"):
-            yield lineno, _Reject(f"malformed verse line ({key[1:]} of {names[0]}): expected "
-                                  "book, chapter, verse and text")
+            yield lineno, _Reject("malformed verse line: expected book, chapter, verse and "
+                                  "text", detail=f"{key[1:]} of {names[0]}")
             continue
         if key not in a or key not in b:
             gone = names[0] if key not in a else names[1]
@@ -367,15 +375,16 @@ def _bible_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, o
         yield lineno, (sa, sb, f"bible:{key}")
 
 
-def _check(src: str, ref: str, max_chars: int) -> str | None:
+def _check(src: str, ref: str, max_chars: int) -> tuple[str, str] | None:
+    """``(reason, detail)`` of a pair that is empty or too long, else ``None``."""
     if not src.strip():
-        return "empty source sentence"
+        return "empty source sentence", ""
     if not ref.strip():
-        return "empty English sentence"
+        return "empty English sentence", ""
     if len(src) > max_chars:
-        return f"source longer than {max_chars} characters ({len(src)})"
+        return f"source longer than {max_chars} characters", f"{len(src)} characters"
     if len(ref) > max_chars:
-        return f"English longer than {max_chars} characters ({len(ref)})"
+        return f"English longer than {max_chars} characters", f"{len(ref)} characters"
     return None
 
 
@@ -423,7 +432,8 @@ def read_shard(
 
     for lineno, payload in _raw_pairs(spec, s3):
         if isinstance(payload, _Reject):
-            rejects.append({**base(lineno), "reason": payload.reason, "raw": payload.raw})
+            rejects.append({**base(lineno), "reason": payload.reason,
+                            "detail": payload.detail, "raw": payload.raw})
             continue
         if spec.format == "xnli":
             (pa, ha), (pb, hb) = payload
@@ -435,7 +445,7 @@ def read_shard(
         for sub, s, e in pairs:
             s, e = clean(s), clean(e)
             e_form = normal_form(e)
-            reason = _check(s, e, max_chars)
+            reason, detail = _check(s, e, max_chars) or ("", "")
             if not reason and spec.format != "lines":  # a lines file is English on both sides
                 reason = pair_problem(
                     s, e, spec.src_lang, untranslated=checks.untranslated,
@@ -444,7 +454,8 @@ def read_shard(
             tag = f":{sub}" if sub else ""
             if reason:
                 raw = f"{s[:200]}\t{e[:200]}"
-                rejects.append({**base(lineno, tag), "reason": reason, "raw": raw})
+                rejects.append({**base(lineno, tag), "reason": reason, "detail": detail,
+                                "raw": raw})
             else:
                 rows.append({**base(lineno, tag), "src": s, "ref": e})
                 group_keys.append(payload[2] if len(payload) == 3 else e_form)
@@ -478,12 +489,13 @@ def read_shards(batch: pd.DataFrame, max_chars: int, s3: S3Options | None,
         rows, rejects = read_shard(spec, max_chars, s3, bc)
         df = pd.DataFrame(rows + rejects, columns=[
             "id", "corpus", "set", "shard", "line", "src_lang", "src", "ref", "group",
-            "reason", "raw"])
+            "reason", "detail", "raw"])
         df["group"] = df["group"].fillna(0).astype(np.int64)
         df["src"] = df["src"].fillna("")
         df["ref"] = df["ref"].fillna("")
         df["reason"] = df["reason"].fillna("")
         df["raw"] = df["raw"].fillna("")
+        df["detail"] = df["detail"].fillna("")
         df["shard_key"] = spec.key
         df["shard_total"] = len(df)
         frames.append(df.drop(columns=["shard"]))

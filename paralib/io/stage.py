@@ -32,10 +32,14 @@ from paralib.io.shards import (
     write_part,
 )
 
-REJECT_COLUMNS = ["id", "corpus", "src_lang", "line", "reason", "raw"]
+# A reject: ``reason`` is its kind, a stable text that ``_summary.json`` counts
+# ("source longer than 300 characters"); what is particular to the row (a byte offset, a
+# length, a parser's message) is in ``detail``, and its bytes or texts are in ``raw``.
+REJECT_COLUMNS = ["id", "corpus", "src_lang", "line", "reason", "detail", "raw"]
 REJECT_SCHEMA = pa.schema(
     [("id", pa.string()), ("corpus", pa.string()), ("src_lang", pa.string()),
-     ("line", pa.int64()), ("reason", pa.string()), ("raw", pa.string())]
+     ("line", pa.int64()), ("reason", pa.string()), ("detail", pa.string()),
+     ("raw", pa.string())]
 )
 COVERAGE_COLUMNS = ["shard_key", "covered", "total", "rows_out", "rows_rejected", "hypotheses",
                     "reasons"]
@@ -221,8 +225,10 @@ def write_parts(batch: pd.DataFrame, out: str, s3: S3Options | None,
             write_part(out, "data", key, pa.Table.from_pandas(
                 good[names], schema=schema, preserve_index=False), s3)
         if len(bad):
+            bad = bad.reindex(columns=REJECT_COLUMNS)  # a stage without details: empty
+            bad["detail"] = bad["detail"].fillna("")
             write_part(out, "rejects", key, pa.Table.from_pandas(
-                bad[REJECT_COLUMNS], schema=REJECT_SCHEMA, preserve_index=False), s3)
+                bad, schema=REJECT_SCHEMA, preserve_index=False), s3)
         rows_out = int(good["_first"].sum())
         summary.append({
             "shard_key": key,

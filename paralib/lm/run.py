@@ -15,12 +15,15 @@ from paralib.select.files import read_pairs
 HELDOUT_FILE = "heldout.parquet"
 
 
-def run_lm(cfg: LMConfig, s3: S3Options | None = None) -> dict:
+def run_lm(cfg: LMConfig, s3: S3Options | None = None, config: dict | None = None) -> dict:
     """Train the language models; returns a summary (models folder, references, held-out).
 
     ``cfg.output`` may be ``s3://``: the models are trained into a local folder and uploaded
     there, and the ``lm`` scorer's actors download them (:func:`paralib.io.fs.local_copy`).
+    Every ``s3://`` bucket of ``config`` (the whole configuration as a dict; default:
+    this section) is checked before any work (:func:`paralib.io.fs.check_s3_paths`).
     """
+    pfs.check_s3_paths(config if config is not None else {"lm": cfg.model_dump()}, s3)
     pairs = read_pairs(cfg.input, s3)
     held = hold_out_references(pairs, n=cfg.references, max_fraction=cfg.max_fraction,
                                seed=cfg.seed)

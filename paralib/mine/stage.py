@@ -159,8 +159,10 @@ def write_pairs(df: pd.DataFrame, out: str, corpus: str, part_rows: int, print_:
 
 
 def run_mine(cfg: Config, progress: bool = True) -> MineResult:
-    """Mine ``cfg.mine.src`` against ``cfg.mine.tgt`` into ``cfg.mine.output``."""
+    """Mine ``cfg.mine.src`` against ``cfg.mine.tgt`` into ``cfg.mine.output``; every
+    ``s3://`` bucket of the config is checked first (:func:`paralib.io.fs.check_s3_paths`)."""
     m, s3 = cfg.mine, cfg.s3.options()
+    pfs.check_s3_paths(cfg.model_dump(), s3)  # before any work
     for side in ("src", "tgt"):
         if getattr(m, side) is None:
             raise MineError(f"mine.{side} is not set: give SRC and TGT (paralib mine SRC TGT) "

@@ -71,10 +71,12 @@ def select(data: pd.DataFrame | pa.Table, spec: SelectSpec,
     return df.reset_index(drop=True), report
 
 
-def run_select(spec: SelectSpec, s3: S3Options | None = None) -> dict:
-    """Read ``spec.input``, select, write to ``spec.output``; returns the report. The
-    buckets of ``s3://`` paths are checked first (:func:`paralib.io.fs.check_s3_paths`)."""
-    check_s3_paths(spec.model_dump(), s3)
+def run_select(spec: SelectSpec, s3: S3Options | None = None,
+               config: dict | None = None) -> dict:
+    """Read ``spec.input``, select, write to ``spec.output``; returns the report.
+    Every ``s3://`` bucket of ``config`` (the whole configuration as a dict; default:
+    this section) is checked before any work (:func:`paralib.io.fs.check_s3_paths`)."""
+    check_s3_paths(config if config is not None else {"select": spec.model_dump()}, s3)
     excluded = [read_pairs(p, s3) for p in spec.exclude]
     df, report = select(read_pairs(spec.input, s3), spec, excluded)
     report["files"] = write_selection(df, report, spec.output, s3)

@@ -1,10 +1,16 @@
-"""The training stage's one progress bar on the driver, fed by the Ray Train workers.
+"""The training stage's one progress bar on the driver, fed by the Ray Train workers, and
+its stall watch.
 
 ``trainer.fit()`` blocks the driver while the workers train, and their output reaches the
 terminal only with ``--verbose``. So every worker adds the pairs of each mini-batch to a
 small Ray actor (:class:`Tally`, fire-and-forget calls, at most one per second), rank 0 adds
 each epoch's dev score and any warning, and a driver thread draws one tqdm bar from it:
 pairs done, pairs/s and ETA over all epochs, with the last epoch's dev score.
+
+The same counts tell the driver whether training moves (``ray.stall_timeout_s``,
+:func:`paralib.runtime.call_watched`): the Ray Train controller registers itself with the
+tally (:class:`ControllerHandle`), so that a run without progress can be aborted the way
+Ray's own Ctrl-C handler aborts it.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
+from ray.train.v2._internal.execution.callback import ControllerCallback
 from tqdm import tqdm
 
 
@@ -25,6 +32,8 @@ class Tally:
         self.pairs = 0
         self.epoch: dict[str, Any] = {}
         self.warnings: list[str] = []
+        self.handle: list = []  # the Ray Train controller, once it runs
+        self.stopped = False  # the driver gave up on the run
 
     def add(self, pairs: int) -> None:
         """Add ``pairs`` trained pairs."""
@@ -39,6 +48,39 @@ class Tally:
     def read(self) -> tuple[int, dict[str, Any], list[str]]:
         """Pairs so far, the last epoch's metrics, the warnings."""
         return self.pairs, self.epoch, self.warnings
+
+    def set_controller(self, handles: list) -> bool:
+        """Keep the Ray Train controller's actor handle (in a list: passed by reference);
+        whether the run is still wanted."""
+        self.handle = handles
+        return not self.stopped
+
+    def stop(self) -> list:
+        """The driver gives up on the run: ``[controller handle]`` to abort, or ``[]`` when
+        the controller has not started (it aborts itself when it does)."""
+        self.stopped = True
+        return self.handle
+
+
+class ControllerHandle(ControllerCallback):
+    """A Ray Train controller callback (it runs in the controller) that hands the
+    controller's own actor handle to ``tally``, so that the driver can abort the run; a
+    controller that starts after the driver gave up (or whose tally is gone) aborts
+    itself."""
+
+    def __init__(self, tally: Any):
+        self.tally = tally
+
+    def after_controller_start(self, train_run_context: Any) -> None:
+        import ray
+
+        me = ray.get_runtime_context().current_actor
+        try:
+            wanted = ray.get(self.tally.set_controller.remote([me]), timeout=60)
+        except ray.exceptions.RayError:  # the tally is gone: so is the driver's interest
+            wanted = False
+        if not wanted:
+            me.abort.remote()  # runs once this start hook returns
 
 
 def counted(batches: Iterator[pa.Table], tally: Any | None, every_s: float = 1.0
@@ -58,24 +100,58 @@ def counted(batches: Iterator[pa.Table], tally: Any | None, every_s: float = 1.0
 
 class TrainBar:
     """``with TrainBar(total, epochs, enabled) as tally:`` run ``trainer.fit()`` inside;
-    ``tally`` is the actor handle for the workers (``None`` when the bar is off)."""
+    ``tally`` is the actor handle for the workers (``None`` when neither the bar nor the
+    stall watch, ``watched``, wants it)."""
 
-    def __init__(self, total: int, epochs: int, enabled: bool, desc: str = "train"):
+    def __init__(self, total: int, epochs: int, enabled: bool, desc: str = "train",
+                 watched: bool = False):
         self.total, self.epochs, self.enabled, self.desc = total, epochs, enabled, desc
+        self.watched = watched
         self.tally = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.warnings: list[str] = []
+        self.last: tuple[int, Any] = (0, None)
+        self.aborted = threading.Event()  # set once the stall watch gave up
 
     def __enter__(self) -> Any | None:
-        if not self.enabled:
+        if not (self.enabled or self.watched):
             return None
         import ray
 
         self.tally = ray.remote(num_cpus=0)(Tally).remote()
-        self._thread = threading.Thread(target=self._draw, daemon=True)
-        self._thread.start()
+        if self.enabled:
+            self._thread = threading.Thread(target=self._draw, daemon=True)
+            self._thread.start()
         return self.tally
+
+    def progress(self) -> tuple[int, Any]:
+        """``(pairs trained, last finished epoch)`` from the tally (a change is progress)."""
+        import ray
+
+        pairs, epoch, _ = ray.get(self.tally.read.remote(), timeout=10)
+        self.last = (pairs, epoch.get("epoch"))
+        return self.last
+
+    def state(self) -> str:
+        """How far training got, for a stall message."""
+        pairs, epoch = self.last
+        return (f"{pairs:,} of {self.total:,} pairs trained, epoch {epoch or 0} of "
+                f"{self.epochs} finished")
+
+    def abort(self) -> None:
+        """Abort the Ray Train run (its controller stops its workers and exits), as Ray's
+        own Ctrl-C handler does; a controller that has not started yet aborts itself when
+        it starts (:class:`ControllerHandle`)."""
+        import ray
+
+        self.aborted.set()
+        try:
+            handles = ray.get(self.tally.stop.remote(), timeout=10)
+            if handles:  # answered between two attempts to start the workers (≤ 60 s)
+                ray.get(handles[0].abort.remote(), timeout=90)
+        except (ray.exceptions.RayError, TimeoutError):  # it exits while answering
+            pass
 
     def _draw(self) -> None:
         import ray

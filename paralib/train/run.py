@@ -16,11 +16,11 @@ from paralib.config import Config
 from paralib.io import fs
 from paralib.models.folder import check_replaceable, replace_with
 from paralib.models.model import fit_tokenizers
-from paralib.runtime import check_fits, init_ray
+from paralib.runtime import call_watched, check_fits, init_ray, stall_timeout
 from paralib.train.batches import all_unknown, token_columns
 from paralib.train.identity import check_run
 from paralib.train.loop import train_loop
-from paralib.train.progress import TrainBar
+from paralib.train.progress import ControllerHandle, TrainBar
 from paralib.train.report import write_report
 from paralib.train.sources import SourceError, decontamination_counts, load_sources
 
@@ -67,8 +67,8 @@ def prepare(cfg: Config) -> Prepared:
     if unk.any():
         bad = data[unk]
         rejects = pd.concat([rejects, pd.DataFrame({
-            "source": bad["source"], "reason": "all tokens unknown", "s1": bad["s1"],
-            "s2": bad["s2"]})], ignore_index=True)
+            "source": bad["source"], "reason": "all tokens unknown", "detail": "",
+            "s1": bad["s1"], "s2": bad["s2"]})], ignore_index=True)
         keep = pa.array(~unk)
         data = data[~unk].reset_index(drop=True)
         ids = {k: v.filter(keep) for k, v in ids.items()}
@@ -96,6 +96,10 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
 
     ``callbacks`` go to the trainer's ``RunConfig`` (e.g. Ray Tune's ``TuneReportCallback``,
     which forwards every epoch's ``ray.train.report`` metrics to the enclosing Tune trial).
+
+    When no pair is trained for ``ray.stall_timeout_s`` (workers that never get their
+    resources, a hung worker) the run is aborted and :class:`paralib.runtime.StallError`
+    names it and how far it got.
     """
     import ray
     import ray.train
@@ -116,13 +120,18 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
                  else bool((data["lang1"] != data["lang2"]).any()))
     languages = sorted(set(data["lang1"]) | set(data["lang2"]))
     cols = ["s1", "s2", "group"] + (["label"] if "label" in data.columns else [])
-    dataset = ray.data.from_arrow(prepared.table(cols))
     log.info("training on %d pairs (%d rejected), %d worker(s), gpu=%s", len(data),
              len(rejects), tcfg.workers, use_gpu)
     if fs.is_s3(storage):
         storage_filesystem, storage = fs.resolve(storage, cfg.s3.options())
-    bar = TrainBar(len(data) * tcfg.epochs, tcfg.epochs, progress, desc=f"train {tcfg.name}")
-    with bar as tally:  # one progress bar, fed by the workers
+    stall_s = stall_timeout()
+    bar = TrainBar(len(data) * tcfg.epochs, tcfg.epochs, progress, desc=f"train {tcfg.name}",
+                   watched=stall_s is not None)
+
+    def fit():
+        """The pairs to Ray Data (its metadata task waits for a CPU too), then the trainer;
+        nothing starts once the stall watch has given up."""
+        dataset = ray.data.from_arrow(prepared.table(cols))
         trainer = TorchTrainer(
             train_loop,
             train_loop_config={"train": tcfg.model_dump(mode="json"), "tokenizers": tokenizers,
@@ -133,15 +142,21 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
                 resources_per_worker={"CPU": tcfg.cpus_per_worker,
                                       **({"GPU": 1} if use_gpu else {})}),
             run_config=ray.train.RunConfig(
-                name=tcfg.name, storage_path=storage,
-                storage_filesystem=storage_filesystem, callbacks=callbacks,
+                name=tcfg.name, storage_path=storage, storage_filesystem=storage_filesystem,
+                callbacks=[*(callbacks or []), *([ControllerHandle(tally)] if tally else [])],
                 checkpoint_config=ray.train.CheckpointConfig(
                     num_to_keep=tcfg.keep_checkpoints,
                     checkpoint_score_attribute="dev_pearson" if tcfg.dev != "none" else None,
                     checkpoint_score_order="max")),
             datasets={"train": dataset},
         )
-        result = trainer.fit()
+        return None if bar.aborted.is_set() else trainer.fit()
+
+    with bar as tally:  # one progress bar and the stall watch, fed by the workers
+        result = call_watched(
+            fit, stall_s, f"train {tcfg.name}", bar.progress, bar.state, bar.abort,
+            why="its data or its workers wait for resources that no node has free (see `ray "
+            "status`; on an autoscaling cluster, nodes it cannot add), or a worker hangs")
     for warning in bar.warnings:
         log.warning("%s: %s", tcfg.name, warning)
     best = result.get_best_checkpoint("dev_pearson", "max") if tcfg.dev != "none" else None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,9 @@ from paralib.select.files import read_pairs
 from paralib.train.config import SourceConfig
 
 COLUMNS = ["s1", "s2", "lang1", "lang2", "source"]
+# a training reject: its source, its kind (``reason``, counted), this row's particulars
+# (``detail``: a byte offset, a field count) and its texts
+REJECT_COLUMNS = ["source", "reason", "detail", "s1", "s2"]
 PPDB = "lexical/mwa_ppdb.zip"
 
 
@@ -89,8 +93,8 @@ def _captions(src: SourceConfig, root: Path) -> tuple[pd.DataFrame, list[dict]]:
     pairs = pairs.sort_values("k", kind="stable")
     out = pd.DataFrame({"s1": pairs["ref"].to_numpy(), "s2": pairs["trans"].to_numpy(),
                         "lang1": "en", "lang2": "en", "group": pairs["group"].to_numpy()})
-    return out, [{"reason": r, "raw": f"{i}: {raw}"}
-                 for i, r, raw in zip(rej["id"], rej["reason"], rej["raw"], strict=True)]
+    return out, [{"reason": r, "detail": d, "raw": f"{i}: {raw}"} for i, r, d, raw in zip(
+        rej["id"], rej["reason"], rej["detail"], rej["raw"], strict=True)]
 
 
 def _sts(src: SourceConfig, root: Path) -> pd.DataFrame:
@@ -117,8 +121,17 @@ def _ppdb_bytes(path: Path) -> bytes:
     return gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
 
 
-def ppdb_pair(line: bytes) -> tuple[str, str] | str:
-    """``(phrase, paraphrase)`` of one PPDB line, or the reason it is malformed.
+@dataclass(frozen=True)
+class Malformed:
+    """Why a line is no pair: ``reason`` its kind (counted), ``detail`` this line's
+    particulars (a byte offset, a field count)."""
+
+    reason: str
+    detail: str = ""
+
+
+def ppdb_pair(line: bytes) -> tuple[str, str] | Malformed:
+    """``(phrase, paraphrase)`` of one PPDB line, or why it is malformed.
 
     Lines are ``phrase<TAB>paraphrase`` (the lexical pair lists) or PPDB release lines
     ``LHS ||| phrase ||| paraphrase ||| features ||| alignment``.
@@ -126,17 +139,18 @@ def ppdb_pair(line: bytes) -> tuple[str, str] | str:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return f"undecodable bytes (utf-8, byte {exc.start})"
+        return Malformed("undecodable bytes", f"utf-8: {exc.reason} at byte {exc.start}")
     if not text.strip():
-        return "blank line"
+        return Malformed("blank line")
     if " ||| " in text:
         fields = text.split(" ||| ")
         if len(fields) < 3:
-            return f"expected LHS ||| phrase ||| paraphrase, got {len(fields)} field(s)"
+            return Malformed("expected LHS ||| phrase ||| paraphrase",
+                             f"got {len(fields)} field(s)")
         return fields[1].strip(), fields[2].strip()
     fields = text.split("\t")
     if len(fields) != 2:
-        return f"expected 2 tab-separated phrases, got {len(fields)} field(s)"
+        return Malformed("expected 2 tab-separated phrases", f"got {len(fields)} field(s)")
     return fields[0].strip(), fields[1].strip()
 
 
@@ -146,9 +160,10 @@ def _ppdb(src: SourceConfig, root: Path, seed: int) -> tuple[pd.DataFrame, list[
     pairs, rejects = [], []
     for n, line in enumerate(_ppdb_bytes(path).splitlines(), 1):
         got = ppdb_pair(line)
-        if isinstance(got, str):
+        if isinstance(got, Malformed):
             raw = line.decode("utf-8", errors="replace")[:200]
-            rejects.append({"reason": got, "raw": f"{path.name}:{n}: {raw}"})
+            rejects.append({"reason": got.reason, "detail": got.detail,
+                            "raw": f"{path.name}:{n}: {raw}"})
         else:
             pairs.append(got)
     out = pd.DataFrame(pairs, columns=["s1", "s2"])
@@ -254,8 +269,8 @@ def load_sources(cfg: Config, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame
             df, rej = _ppdb(src, root, seed)
         else:
             df = _sts(src, root)
-        rejects += [{"source": name, "reason": r["reason"], "s1": r.get("raw", ""), "s2": ""}
-                    for r in rej]
+        rejects += [{"source": name, "reason": r["reason"], "detail": r.get("detail", ""),
+                     "s1": r.get("raw", ""), "s2": ""} for r in rej]
         if src.limit:
             df = df.iloc[: src.limit]
         df = _languages(df, src)
@@ -281,4 +296,4 @@ def load_sources(cfg: Config, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame
     data = data.sample(frac=1.0, random_state=seed).reset_index(drop=True)
     if tcfg.max_pairs:
         data = data.iloc[: tcfg.max_pairs]
-    return data, pd.DataFrame(rejects, columns=["source", "reason", "s1", "s2"])
+    return data, pd.DataFrame(rejects, columns=REJECT_COLUMNS).fillna({"detail": ""})

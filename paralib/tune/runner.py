@@ -187,6 +187,10 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
              "each trial selects from select.input" if setup.select else
              "trials train on train.sources (no selection)", experiment)
     callbacks: list = [reaper]
+    if cfg.ray.stall_timeout_s is not None:  # trials that never start fail the run
+        from paralib.tune.stall import StallWatch
+
+        callbacks.append(StallWatch(cfg.ray.stall_timeout_s, f"tune {name}", num_samples))
     quiet_bar = progress and not current().verbose  # one bar instead of Tune's tables
     if quiet_bar:
         from paralib.tune.progress import TrialBar

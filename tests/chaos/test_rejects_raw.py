@@ -70,3 +70,30 @@ def test_stage_rejects_are_complete_records(ray_session, m30k, tmp_path):
     assert (rejects["corpus"] == "c").all() and (rejects["src_lang"] == "de").all()
     summary = json.loads((out / "_summary.json").read_text())
     assert sum(summary["reasons"].values()) == len(rejects)
+
+
+def test_summaries_count_rejects_by_kind_and_each_keeps_its_detail(ray_session, tmp_path):
+    """Undecodable bytes at three byte offsets and three lines too long by different lengths,
+    across two shards: ``_summary.json`` and the shards' markers count two kinds of reject,
+    and each reject's own ``detail`` says where (offset) or how long."""
+    src = [b"\xffEin Hund.", b"Ein \xffHund.", b"Ein Hund \xff.",
+           b"Lang " * 13, b"Lang " * 14, b"Lang " * 15, b"Gut."]
+    en = [b"A dog."] * 3 + [b"Long."] * 3 + [b"Good."]
+    de, en_path = _files(tmp_path, src, en)
+    out = tmp_path / "dc"
+    cfg = load_config(None, [f"decontaminate.output={out}", "bitext.checks.untranslated=false",
+                             "bitext.max_chars=60", "bitext.shard_rows=4",
+                             f"bitext.inputs=[{{corpus: c, src_lang: de, src: '{de}', "
+                             f"en: '{en_path}'}}]"])
+    report = decontaminate(cfg, progress=False)
+    kinds = {"undecodable bytes in source": 3, "source longer than 60 characters": 3}
+    assert report.reasons == kinds
+    assert json.loads((out / "_summary.json").read_text())["reasons"] == kinds
+    rejects = read_output(str(out), "rejects").to_pandas().set_index("id")
+    assert list(rejects.columns) == ["corpus", "src_lang", "line", "reason", "detail", "raw"]
+    assert rejects["detail"].to_dict() == {
+        "c:00000:1": "utf-8: invalid start byte at byte 0",
+        "c:00000:2": "utf-8: invalid start byte at byte 4",
+        "c:00000:3": "utf-8: invalid start byte at byte 9",
+        "c:00000:4": "64 characters", "c:00001:5": "69 characters",
+        "c:00001:6": "74 characters"}

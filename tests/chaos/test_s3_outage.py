@@ -125,3 +125,26 @@ def test_a_short_outage_mid_run_is_retried_exactly_once(ray_session, server, m30
     assert len(rejects) == report.rows_rejected
     assert set(data["id"]) | set(rejects["id"]) == {f"c:{(i - 1) // 50:05d}:{i}"
                                                     for i in range(1, 601)}
+
+
+@pytest.mark.parametrize("argv, key", [
+    (["lm", "train", "--set", "lm.input=NOWHERE/bt", "--set", "lm.output=s3://paralib-gone/lm"],
+     "lm.output"),
+    (["classifier", "train", "--set", "classifier.input=NOWHERE/bt",
+      "--set", "classifier.output=s3://paralib-gone/clf"], "classifier.output"),
+    (["analyze", "--set", "analyze.input=NOWHERE/sc",
+      "--set", "analyze.output=s3://paralib-gone/an"], "analyze.output"),
+    (["mine", "NOWHERE/a.txt", "NOWHERE/b.txt", "--output", "s3://paralib-gone/mine"],
+     "mine.output"),
+    (["captions", "--limit", "10", "--output", "s3://paralib-gone/captions"], "--output"),
+], ids=["lm", "classifier", "analyze", "mine", "captions"])
+def test_every_stage_names_a_missing_bucket_before_any_work(server, tmp_path, capsys, argv,
+                                                            key):
+    """The stages outside Ray Data check the buckets of the config (and of their flags)
+    first too: the input (missing here) is never read and nothing is written."""
+    argv = [a.replace("NOWHERE", str(tmp_path / "nowhere")) for a in argv]
+    code = main([*argv, *[a for o in _overrides(server.url) for a in ("--set", o)]])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert f"s3://paralib-gone ({key}): no such bucket at {server.url}" in err
+    assert not (tmp_path / "nowhere").exists()

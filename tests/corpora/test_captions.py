@@ -67,9 +67,10 @@ def test_bad_captions_are_rejects_with_reasons(tmp_path):
     out = str(tmp_path / "out")
     report = write_caption_pairs(out, "train", root=tmp_path)
     assert (report.rows_in, report.rows_out, report.rows_rejected) == (12, 9, 3)
-    assert report.reasons == {"empty caption 3": 2,
-                              "undecodable bytes in caption 1 (utf-8, byte 0)": 1}
+    assert report.reasons == {"empty caption 3": 2, "undecodable bytes in caption 1": 1}
     rejects = read_output(out, "rejects").to_pandas().set_index("id")
+    assert rejects.loc["multi30k-captions:00000:3:1", "detail"] == (
+        "utf-8: invalid start byte at byte 0")
     assert rejects.loc["multi30k-captions:00000:2:2", "reason"] == "empty caption 3"
     assert rejects.loc["multi30k-captions:00000:3:1", "line"] == 3
     caps[4] = caps[4][:2]

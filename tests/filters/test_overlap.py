@@ -34,7 +34,7 @@ def test_short_sides_are_named_and_nan(m30k_pairs):
     sc = get_scorer("overlap")
     reasons = sc.invalid(batch)
     assert reasons[0] == "" and reasons[3] == ""
-    assert reasons[1] == "trans has 2 token(s), fewer than 3: overlap3 undefined"
+    assert reasons[1] == "trans has fewer than 3 tokens: overlap3 undefined"
     assert reasons[2] == "empty ref"
     out = sc.score(batch)
     assert out.overlap1[1] >= 0 and np.isnan(out.overlap3[1])

@@ -27,12 +27,12 @@ def test_bad_rows_become_rejects_with_reasons(tmp_path):
     inp = text_pair(tmp_path, de, en)
     rows, rejects = read_all([inp], max_chars=40)
     assert [r["src"] for r in rows] == ["Ein Hund."]  # the byte-order mark is stripped
-    reasons = {r["line"]: r["reason"] for r in rejects}
-    assert reasons == {
-        2: "undecodable bytes in source (utf-8, byte 0)",
-        3: "empty source sentence",
-        4: "source longer than 40 characters (58)",
-        5: "empty English sentence",
+    reasons = {r["line"]: (r["reason"], r["detail"]) for r in rejects}
+    assert reasons == {  # the reason is the kind; what is particular to the line, the detail
+        2: ("undecodable bytes in source", "utf-8: invalid start byte at byte 0"),
+        3: ("empty source sentence", ""),
+        4: ("source longer than 40 characters", "58 characters"),
+        5: ("empty English sentence", ""),
     }
     assert len(rows) + len(rejects) == 5
     assert rows[0]["id"] == "c:00000:1"
@@ -78,8 +78,8 @@ def test_tsv_jsonl_parquet(tmp_path):
     rows, rej = read_all([InputConfig(corpus="t", src_lang="de", format="tsv", path=str(tsv))],
                          100)
     assert [(r["src"], r["ref"]) for r in rows] == [("Hallo", "Hello")]
-    assert [r["reason"] for r in rej] == ["expected 2 tab-separated fields, got 1",
-                                          "expected 2 tab-separated fields, got 3"]
+    assert [(r["reason"], r["detail"]) for r in rej] == [
+        ("expected 2 tab-separated fields", "got 1"), ("expected 2 tab-separated fields", "got 3")]
 
     jl = tmp_path / "a.jsonl"
     jl.write_text(json.dumps({"de": "Hallo", "en": "Hello"}) + "\n{bad json\n[1]\n"
@@ -87,9 +87,10 @@ def test_tsv_jsonl_parquet(tmp_path):
     rows, rej = read_all([InputConfig(corpus="j", src_lang="de", format="jsonl", path=str(jl),
                                       src_field="de", en_field="en")], 100)
     assert [(r["src"], r["ref"]) for r in rows] == [("Hallo", "Hello")]
-    assert [r["reason"].split(":")[0] for r in rej] == [
+    assert [r["reason"] for r in rej] == [
         "invalid JSON", "JSON line is not an object", "JSON object lacks field(s) en",
         "JSON field(s) de not a string"]
+    assert rej[0]["detail"] == "Expecting property name enclosed in double quotes at column 2"
 
     pqf = tmp_path / "a.parquet"
     pq.write_table(pa.table({"src": ["Hallo", None, "Baum"], "en": ["Hello", "x", "tree"]}), pqf)
@@ -143,15 +144,15 @@ def test_lone_surrogates_nuls_and_utf16_are_named(tmp_path):
     rows, rej = read_all([InputConfig(corpus="j", src_lang="de", format="jsonl", path=str(jl),
                                       src_field="de", en_field="en")], 100)
     assert [r["src"] for r in rows] == ["Hallo", "Baum"]
-    assert [(r["line"], r["reason"]) for r in rej] == [
-        (2, "JSON field de holds a lone surrogate (character 7): not text")]
+    assert [(r["line"], r["reason"], r["detail"]) for r in rej] == [
+        (2, "JSON field de holds a lone surrogate: not text", "character 7")]
     pq.write_table(pa.Table.from_pylist(rows), tmp_path / "out.parquet")  # writes as UTF-8
 
     inp = text_pair(tmp_path, b"Ein Hund.\n\x00\x00\x00\nGut.\n", b"A dog.\nnothing\nGood.\n")
     rows, rej = read_all([inp], 100)
     assert [r["src"] for r in rows] == ["Ein Hund.", "Gut."]
-    assert [r["reason"] for r in rej] == [
-        "NUL bytes in source (byte 0): binary data or UTF-16 text, not UTF-8"]
+    assert [(r["reason"], r["detail"]) for r in rej] == [
+        ("NUL bytes in source: binary data or UTF-16 text, not UTF-8", "byte 0")]
 
     utf16 = text_pair(tmp_path, "Ein Hund.\nGut.\n".encode("utf-16"), b"A dog.\nGood.\n")
     with pytest.raises(BitextError, match=r"x\.de: starts with a UTF-16 byte-order mark"):

@@ -59,18 +59,19 @@ def test_malformed_lines_are_rejects_with_reasons(tmp_path):
     data, rejects = load_sources(_cfg(path=str(path)))
     assert sorted(zip(data["s1"], data["s2"], strict=True)) == [("good", "fine"),
                                                                  ("happy", "glad")]
-    got = dict(zip(rejects["reason"], rejects["s1"], strict=True))
+    got = {(r, d): s1 for r, d, s1 in zip(rejects["reason"], rejects["detail"],
+                                          rejects["s1"], strict=True)}
     assert set(got) == {
-        "expected 2 tab-separated phrases, got 3 field(s)",
-        "undecodable bytes (utf-8, byte 0)",
-        "blank line",
-        "expected 2 tab-separated phrases, got 1 field(s)",
-        "expected LHS ||| phrase ||| paraphrase, got 2 field(s)",
-        "empty sentence",
+        ("expected 2 tab-separated phrases", "got 3 field(s)"),
+        ("undecodable bytes", "utf-8: invalid start byte at byte 0"),
+        ("blank line", ""),
+        ("expected 2 tab-separated phrases", "got 1 field(s)"),
+        ("expected LHS ||| phrase ||| paraphrase", "got 2 field(s)"),
+        ("empty sentence", ""),
     }
-    assert got["expected 2 tab-separated phrases, got 3 field(s)"] == (
+    assert got["expected 2 tab-separated phrases", "got 3 field(s)"] == (
         "ppdb.zip:2: three\tfields\there")
-    assert got["empty sentence"] == "word"
+    assert got["empty sentence", ""] == "word"
     assert len(data) + len(rejects) == len(lines)
 
 

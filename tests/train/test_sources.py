@@ -39,7 +39,8 @@ def test_an_undecodable_caption_rejects_its_pairs(tmp_path, monkeypatch):
     monkeypatch.setenv("PARALIB_DATA", str(tmp_path))
     data, rejects = load_sources(_cfg([{"kind": "captions"}]))
     assert len(data) == 6 and len(rejects) == 2  # image two: pairs 2-3 and 3-4
-    assert set(rejects["reason"]) == {"undecodable bytes in caption 3 (utf-8, byte 3)"}
+    assert set(zip(rejects["reason"], rejects["detail"], strict=True)) == {
+        ("undecodable bytes in caption 3", "utf-8: invalid continuation byte at byte 3")}
     assert ("image one caption 2", "image one caption 3") in set(zip(data.s1, data.s2, strict=True))
 
 
