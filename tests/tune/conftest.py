@@ -6,6 +6,7 @@ so that the tests run on a clean clone where ``output/`` does not exist."""
 from __future__ import annotations
 
 import gzip
+import json
 import textwrap
 from pathlib import Path
 
@@ -41,6 +42,9 @@ def scored_captions(tmp_path_factory, data_dir) -> Path:
     part = out / "data" / "m30k-cap-00000"
     part.mkdir(parents=True)
     df.to_parquet(part / "part-00000.parquet", index=False)
+    # a finished stage output: its summary is written last (paralib.io.shards refuses Parquet
+    # parts without a completion marker)
+    (out / "_summary.json").write_text(json.dumps({"stage": "score", "rows_out": len(df)}))
     return out
 
 
