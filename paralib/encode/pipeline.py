@@ -97,11 +97,13 @@ def _drop_summary(out: str, s3: S3Options | None) -> None:
 def encode(cfg: Config, progress: bool = True, enc: EncodeConfig | None = None
            ) -> StageReport:
     """Encode every line of ``enc.inputs`` (default: ``cfg.encode``) into ``enc.output``;
-    returns the counts (also in ``_summary.json``)."""
+    returns the counts (also in ``_summary.json``). Every ``s3://`` bucket of the config
+    (with ``enc`` as its ``encode`` section) is checked first."""
     import ray
 
     enc = enc or cfg.encode
     s3 = cfg.s3.options()
+    pfs.check_s3_paths({**cfg.model_dump(), "encode": enc.model_dump()}, s3)  # before any work
     if not enc.inputs:
         raise EncodeError("encode: no inputs configured: set encode.inputs (text files or "
                           "globs, local or s3://) or give --input")

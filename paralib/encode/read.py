@@ -154,20 +154,22 @@ def read_text_shard(spec: ShardSpec, max_chars: int, s3: S3Options | None = None
         if all(texts) and max(map(len, texts), default=0) <= max_chars:
             first = spec.start + 1
             return [f"{prefix}{first + j}" for j in range(len(texts))], texts, []
-        numbered: Iterable = ((spec.start + j + 1, t, "") for j, t in enumerate(texts))
+        numbered: Iterable = ((spec.start + j + 1, t, "", "") for j, t in enumerate(texts))
     else:
         numbered = shard_texts(spec, s3)
     return split_rows(spec, prefix, numbered, max_chars)
 
 
-def split_rows(spec: ShardSpec, prefix: str, numbered: Iterable[tuple[int, str | None, str]],
+def split_rows(spec: ShardSpec, prefix: str,
+               numbered: Iterable[tuple[int, str | None, str, str]],
                max_chars: int) -> tuple[list[str], list[str], list[dict]]:
-    """Ids and texts of the good lines of ``(line number, text, reason)``, and the rejects:
-    lines with a reason, empty lines and lines over ``max_chars`` characters."""
+    """Ids and texts of the good lines of ``(line number, text, reason, detail)``, and the
+    rejects: lines with a reason, empty lines and lines over ``max_chars`` characters (the
+    reason is the kind, the length goes to ``detail``)."""
     ids: list[str] = []
     texts: list[str] = []
     rejects: list[dict] = []
-    for lineno, text, reason in numbered:
+    for lineno, text, reason, detail in numbered:
         raw = ""
         if not reason:
             text = text.strip()
@@ -176,9 +178,9 @@ def split_rows(spec: ShardSpec, prefix: str, numbered: Iterable[tuple[int, str |
                 texts.append(text)
                 continue
             raw = text[:200]
-            reason = ("empty line" if not text else
-                      f"line longer than {max_chars} characters ({len(text)})")
+            reason = "empty line" if not text else f"line longer than {max_chars} characters"
+            detail = f"{len(text)} characters" if text else ""
         rejects.append({"id": f"{prefix}{lineno}", "corpus": spec.corpus,
                         "src_lang": spec.src_lang, "line": lineno, "reason": reason,
-                        "raw": raw})
+                        "detail": detail, "raw": raw})
     return ids, texts, rejects

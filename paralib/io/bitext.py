@@ -339,15 +339,16 @@ def _raw_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, obj
 
 
 def shard_texts(spec: ShardSpec, s3: S3Options | None = None
-                ) -> Iterator[tuple[int, str | None, str]]:
-    """``(line number, text, reason)`` of every line of a one-file shard: the decoded line
-    with an empty reason, or ``None`` and why it cannot be read (undecodable bytes, NUL
-    bytes). The monolingual reader of ``paralib encode``; ``spec.format`` is ``lines``."""
+                ) -> Iterator[tuple[int, str | None, str, str]]:
+    """``(line number, text, reason, detail)`` of every line of a one-file shard: the
+    decoded line with an empty reason, or ``None``, why it cannot be read (undecodable bytes,
+    NUL bytes) and where. The monolingual reader of ``paralib encode``; ``spec.format`` is
+    ``lines``."""
     for lineno, payload in _raw_pairs(spec, s3):
         if isinstance(payload, _Reject):
-            yield lineno, None, payload.reason
+            yield lineno, None, payload.reason, payload.detail
         else:
-            yield lineno, payload[0], ""
+            yield lineno, payload[0], "", ""
 
 
 def _bible_pairs(spec: ShardSpec, s3: S3Options | None) -> Iterator[tuple[int, object]]:

@@ -137,7 +137,9 @@ def test_a_short_outage_mid_run_is_retried_exactly_once(ray_session, server, m30
     (["mine", "NOWHERE/a.txt", "NOWHERE/b.txt", "--output", "s3://paralib-gone/mine"],
      "mine.output"),
     (["captions", "--limit", "10", "--output", "s3://paralib-gone/captions"], "--output"),
-], ids=["lm", "classifier", "analyze", "mine", "captions"])
+    (["encode", "--model", "NOWHERE/model", "--input", "NOWHERE/a.txt",
+      "--output", "s3://paralib-gone/enc"], "encode.output"),
+], ids=["lm", "classifier", "analyze", "mine", "captions", "encode"])
 def test_every_stage_names_a_missing_bucket_before_any_work(server, tmp_path, capsys, argv,
                                                             key):
     """The stages outside Ray Data check the buckets of the config (and of their flags)

@@ -48,9 +48,11 @@ def test_bulk_reader_matches_line_reader(tmp_path, suffix, end):
         assert bulk_lines(spec) is not None  # the bulk path is the one under test
         assert read_text_shard(spec, MAX_CHARS) == _line_by_line(spec)
     ids = [i for spec in shards for i in read_text_shard(spec, MAX_CHARS)[0]]
-    rejected = [r["reason"] for spec in shards for r in read_text_shard(spec, MAX_CHARS)[2]]
+    rejected = [(r["reason"], r["detail"]) for spec in shards
+                for r in read_text_shard(spec, MAX_CHARS)[2]]
     assert ids[0] == "text:00000:1" and ids[22] == "text:00005:23"
-    assert sorted(rejected) == ["empty line"] * 3 + ["line longer than 40 characters (41)"]
+    assert sorted(rejected) == [("empty line", "")] * 3 + [
+        ("line longer than 40 characters", "41 characters")]
 
 
 @pytest.mark.parametrize("suffix", [".txt", ".txt.gz"])
