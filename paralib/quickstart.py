@@ -73,7 +73,8 @@ def quickstart(cfg: Config, progress: bool = True) -> dict:
     info = model_info(cfg.backtranslate.model)
     _step(1, f"back-translating with {cfg.backtranslate.model} "
              f"({info.get('src_lang', '?')}→{info.get('tgt_lang', '?')}, "
-             f"BLEU {info.get('bleu_int8', 'n/a')} on Multi30k test 2016)")
+             f"BLEU {info.get('bleu_int8', 'n/a')} on "
+             f"{info.get('test_set', 'Multi30k test 2016')})")
     bt = backtranslate(cfg, progress=progress)
     print(bt.text())
     sample = read_output(cfg.backtranslate.output, "data", s3).slice(0, 4).to_pylist()

@@ -247,7 +247,7 @@ def convert_and_test(cfg: MTTrainConfig, history: list | None = None) -> dict:
     return metrics
 
 
-TEST_KEYS = ("bleu", "copy_bleu", "self_bleu", "copy_rate", "length_ratio")
+TEST_KEYS = ("bleu", "copy_bleu", "self_bleu", "copy_rate", "length_ratio", "test_set")
 
 
 def evaluate_test_set(cfg: MTTrainConfig, model_dir: Path, quantization: str) -> dict:
@@ -260,6 +260,7 @@ def evaluate_test_set(cfg: MTTrainConfig, model_dir: Path, quantization: str) ->
               else {"bleu": round(bleu(hyps, refs), 2)})
     out = {f"{k}_{quantization}": v for k, v in scores.items()}
     out[f"sentences_per_s_{quantization}"] = round(speed, 1)
+    out["test_set"] = _side_name(cfg.test_src).removesuffix(".gz")
     return out
 
 
