@@ -42,6 +42,10 @@ class RayConfig(Strict):
     # a stage that makes no progress (no shard part written) for this long fails with a
     # message instead of waiting forever; null: wait forever
     stall_timeout_s: float | None = Field(default=1800.0, gt=0)
+    # the cluster launcher YAML of a joined, autoscaling cluster (e.g. cluster/aws.yaml): its
+    # available_node_types are what the autoscaler can add, so a request that fits none of
+    # them fails at once instead of waiting (without it, such a request only warns)
+    node_types: ExpandedPath | None = None
 
 
 class S3Config(Strict):

@@ -224,9 +224,44 @@ def check_fits(cfg: RayConfig, bundle: dict[str, float], what: str, count: int =
     message = (f"{what}: {count} x {{{asked}}} cannot be placed: the largest node has "
                f"{{{have}}} and the cluster {{{whole}}}; lower the request or add nodes")
     if not embedded(cfg):
+        if cfg.node_types:
+            types = node_types(cfg.node_types)
+            fits = [n for n, (res, _) in types.items()
+                    if all(v <= res.get(k, 0.0) + 1e-9 for k, v in bundle.items() if v > 0)]
+            most = {k: total.get(k, 0.0) + sum(r.get(k, 0.0) * m for r, m in types.values())
+                    for k in bundle}
+            if not fits or any(v * count > most[k] + 1e-9 for k, v in bundle.items() if v > 0):
+                shown = "; ".join(f"{n} {{{', '.join(f'{k}={v:g}' for k, v in r.items())}}} "
+                                  f"x{m}" for n, (r, m) in types.items())
+                raise ResourceRequestError(
+                    f"{message}; nor can the autoscaler add one: the node types of "
+                    f"{cfg.node_types} are {shown}")
+            log.warning("%s (waiting for the autoscaler to add a node of type %s)", message,
+                        " or ".join(fits))
+            return
         log.warning("%s (waiting in case an autoscaler adds nodes)", message)
         return
     raise ResourceRequestError(message)
+
+
+def node_types(path: str) -> dict[str, tuple[dict[str, float], int]]:
+    """``{node type: (resources, max_workers)}`` of a Ray cluster launcher YAML's
+    ``available_node_types`` (the head type counts once when it has no workers)."""
+    import yaml
+
+    from paralib.io import fs as pfs
+
+    try:
+        spec = yaml.safe_load(pfs.read_bytes(path)) or {}
+        types = spec["available_node_types"]
+        return {name: ({k: float(v) for k, v in (t.get("resources") or {}).items()},
+                       max(int(t.get("max_workers", 0)), 1 if name == spec.get(
+                           "head_node_type") else int(t.get("max_workers", 0))))
+                for name, t in types.items()}
+    except (OSError, KeyError, TypeError, AttributeError, yaml.YAMLError) as exc:
+        raise ResourceRequestError(
+            f"ray.node_types: {path} is not a Ray cluster launcher YAML with "
+            f"available_node_types ({exc})") from None
 
 
 class ResourceRequestError(ResourcesError, ValueError):

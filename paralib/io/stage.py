@@ -90,9 +90,43 @@ class StageError(ConfigurationError, RuntimeError):
     """An output folder holds shards made with another configuration."""
 
 
-def fingerprint(*parts: object) -> str:
-    """A short stable hash of what makes a shard's output (its input and stage options)."""
-    return hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+class Print(str):
+    """A fingerprint (the hash, as a ``str``) that also carries what it was made of,
+    flattened to ``{dotted key: value}`` (:attr:`identity`), so that a marker can keep it and
+    a rerun with other options can say which keys differ."""
+
+    identity: dict[str, object]
+
+
+def _flat(value: object, prefix: str, out: dict[str, object]) -> None:
+    if isinstance(value, dict) and value:
+        for k, v in value.items():
+            _flat(v, f"{prefix}.{k}" if prefix else str(k), out)
+    elif isinstance(value, (list, tuple)) and value and any(
+            isinstance(v, (dict, list, tuple)) for v in value):
+        for i, v in enumerate(value):
+            _flat(v, f"{prefix}.{i}" if prefix else str(i), out)
+    else:
+        out[prefix] = json.loads(json.dumps(value, default=str))
+
+
+def fingerprint(*parts: object) -> Print:
+    """A short stable hash of what makes a shard's output (its input and stage options),
+    with the flattened parts as its :attr:`Print.identity`."""
+    digest = hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    made = Print(digest[:16])
+    made.identity = {}
+    _flat({str(i): p for i, p in enumerate(parts)}, "", made.identity)
+    return made
+
+
+def differing(old: dict, new: dict, limit: int = 6) -> str:
+    """``key: old -> new`` for the keys whose values differ (at most ``limit`` named)."""
+    keys = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+    shown = [f"{k.split('.', 1)[-1]}: {old.get(k, '(none)')} -> {new.get(k, '(none)')}"
+             for k in keys[:limit]]  # without the part's index, "0."
+    more = f" and {len(keys) - limit} more" if len(keys) > limit else ""
+    return "; ".join(shown) + more
 
 
 OWN_ENTRIES = ("data", "rejects", MARKERS, SUMMARY)
@@ -161,9 +195,12 @@ def pending(keys: list[str], out: str, s3: S3Options | None, report: StageReport
                     f"{out}: shard {key}: its input changed since the shard was made "
                     f"({', '.join(inputs[key][1])} has other content now); use another "
                     "output folder or set overwrite: true")
+            was, now = counts.get("identity"), getattr(prints[key], "identity", None)
+            what = (f" ({differing(was, now)})" if isinstance(was, dict) and now
+                    and differing(was, now) else "")
             raise StageError(
-                f"{out}: shard {key} was made from another input or with other options; "
-                "use another output folder or set overwrite: true")
+                f"{out}: shard {key} was made from another input or with other "
+                f"options{what}; use another output folder or set overwrite: true")
         if counts is None:
             todo.append(key)
         else:
@@ -284,7 +321,10 @@ def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageRe
                 counts = {k: v for k, v in s.items() if k != "covered"}
                 counts["stage"] = desc
                 if prints:
-                    counts["fingerprint"] = prints[row["shard_key"]]
+                    made = prints[row["shard_key"]]
+                    counts["fingerprint"] = str(made)
+                    if getattr(made, "identity", None) is not None:
+                        counts["identity"] = made.identity
                 if inputs:
                     counts["input"] = inputs[row["shard_key"]][0]
                 write_marker(out, row["shard_key"], counts, s3)

@@ -20,6 +20,7 @@ def test_rerun_with_other_options_is_one_message(tiny_mt, m30k, tmp_path, capsys
     assert main(args + ["--set", "backtranslate.beam_size=2"]) == 2
     err = capsys.readouterr().err
     assert "was made from another input or with other options" in err
+    assert "beam_size: 4 -> 2" in err  # the key that differs, as a reused train.name says
     assert "use another output folder or set overwrite: true" in err
     assert "Traceback" not in err
     assert read_output(str(out)).num_rows == rows  # nothing of the first run was touched

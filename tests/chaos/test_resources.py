@@ -30,6 +30,27 @@ def test_a_joined_cluster_only_warns(ray_session, caplog):
     assert "waiting in case an autoscaler adds nodes" in caplog.text
 
 
+def test_an_autoscaler_that_can_add_no_such_node_fails_at_once(ray_session, tmp_path, caplog):
+    """With ``ray.node_types`` (the cluster launcher YAML), a joined cluster checks a request
+    against the node types the autoscaler can add: one that fits none fails at once."""
+    spec = tmp_path / "cluster.yaml"
+    spec.write_text("head_node_type: head\navailable_node_types:\n"
+                    "  head: {resources: {CPU: 8}, max_workers: 0}\n"
+                    "  gpu: {resources: {CPU: 4, GPU: 1}, max_workers: 4}\n")
+    cfg = RayConfig(address="auto", node_types=str(spec))
+    check_fits(cfg, {"CPU": 1, "GPU": 1}, "backtranslate actor")  # a gpu node can come
+    assert "waiting for the autoscaler to add a node of type gpu" in caplog.text
+    with pytest.raises(ResourceRequestError, match=r"nor can the autoscaler add one.*gpu "
+                                                   r"\{CPU=4, GPU=1\} x4"):
+        check_fits(cfg, {"CPU": 16}, "score.num_cpus_per_actor")
+    with pytest.raises(ResourceRequestError, match="nor can the autoscaler"):
+        check_fits(cfg, {"GPU": 1}, "train.workers", count=5)  # 4 gpu nodes at most
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("nodes: []\n")
+    with pytest.raises(ResourceRequestError, match="not a Ray cluster launcher YAML"):
+        check_fits(RayConfig(address="auto", node_types=str(bad)), {"CPU": 99}, "x")
+
+
 def test_train_with_too_many_workers_fails_before_preparing(ray_session, tmp_path):
     import ray
 
