@@ -73,6 +73,9 @@ def _scored_pairs(folder) -> None:
     part = folder / "data" / "multi30k-de-0"
     part.mkdir(parents=True)
     df.to_parquet(part / "part-0.parquet", index=False)
+    # a finished stage output: its summary is written last (paralib.io.shards refuses Parquet
+    # parts without a completion marker)
+    (folder / "_summary.json").write_text(json.dumps({"stage": "score", "rows_out": len(df)}))
 
 
 def test_bitext_vs_backtranslation_smoke(tmp_path, monkeypatch):
