@@ -40,3 +40,19 @@ def test_translation_model_reports_bleu(m30k, tmp_path):
     assert "sacreBLEU on val.de.gz (beam 1, CTranslate2 int8)" in card
     meta = json.loads((tmp_path / "de-en" / "ct2-int8" / "paralib.json").read_text())
     assert meta["bleu_int8"] == metrics["bleu_int8"]
+
+
+def test_device_choice():
+    """``mt.device: auto`` trains on CUDA only where torch sees it; ``cuda`` without one is a
+    resources error, not a crash inside torch."""
+    import pytest
+    import torch
+
+    from paralib.errors import ResourcesError
+    from paralib.mt.train import Device
+
+    assert Device.choose("cpu").name == "cpu"
+    assert Device.choose("auto").name == ("cuda" if torch.cuda.is_available() else "cpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ResourcesError, match="no CUDA device"):
+            Device.choose("cuda")
