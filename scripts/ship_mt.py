@@ -16,7 +16,10 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import tempfile
 from pathlib import Path
+
+from paralib.models.folder import check_replaceable, mark, replace_with
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = ("model.bin", "config.json", "shared_vocabulary.json", "source.spm", "target.spm",
@@ -68,19 +71,13 @@ def main() -> None:
              "as float32), then `paralib mt finish` here.\n")
     if meta.get("weights_transfer"):
         card += f"\nWeights: {meta['weights_transfer']}.\n"
-    tmp = dst.with_name(f".{args.name}.new")
-    shutil.rmtree(tmp, ignore_errors=True)  # our own staging folder
-    tmp.mkdir(parents=True)
+    check_replaceable(dst)  # only a model folder paralib made is replaced
+    tmp = Path(tempfile.mkdtemp(dir=dst.parent, prefix=".paralib-"))
     for f in FILES:
         shutil.copy(src / f, tmp / f)
     (tmp / "README.md").write_text(card)
-    old = dst.with_name(f".{args.name}.old")
-    if dst.exists():
-        if not (dst / "model.bin").is_file():
-            raise SystemExit(f"{dst} is not a translation model folder: not replaced")
-        dst.rename(old)
-    tmp.rename(dst)
-    shutil.rmtree(old, ignore_errors=True)
+    mark(tmp)
+    replace_with(tmp, dst)
     print(f"shipped {dst}")
 
 

@@ -21,7 +21,6 @@ with ``<output>/mt-config.yaml``, the config with its corpora resolved to files.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import shutil
@@ -37,6 +36,7 @@ from tqdm import tqdm
 
 from paralib.config import MTTrainConfig
 from paralib.errors import ConfigurationError
+from paralib.io.stage import fingerprint
 from paralib.mt.data import form_hashes, iter_pairs, read_side
 from paralib.mt.store import META, TokenStore, write_store
 from paralib.mt.vocab import JointVocab, train_vocab
@@ -52,12 +52,12 @@ def data_fingerprint(cfg: MTTrainConfig, inputs: list | None = None) -> str:
     """What the prepared data depends on: inputs, direction, vocabulary, length limit,
     decontamination and the held-out sides."""
     inputs = cfg.all_inputs() if inputs is None else inputs
-    key = {"inputs": [i.model_dump(mode="json") for i in inputs],
-           "langs": [cfg.src_lang, cfg.tgt_lang], "vocab_size": cfg.model.vocab_size,
-           "max_len": cfg.max_len, "decontaminate": cfg.decontaminate,
-           "held_out": [cfg.valid_src, cfg.valid_ref, cfg.test_src, cfg.test_ref],
-           "seed": cfg.seed}
-    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
+    return str(fingerprint({
+        "inputs": [i.model_dump(mode="json") for i in inputs],
+        "langs": [cfg.src_lang, cfg.tgt_lang], "vocab_size": cfg.model.vocab_size,
+        "max_len": cfg.max_len, "decontaminate": cfg.decontaminate,
+        "held_out": [cfg.valid_src, cfg.valid_ref, cfg.test_src, cfg.test_ref],
+        "seed": cfg.seed}))
 
 
 def held_out(cfg: MTTrainConfig) -> np.ndarray:
