@@ -118,3 +118,43 @@ def test_bad_sources_are_clear_errors(tmp_path):
         prepare(_cfg([{"kind": "sts"}], loss="contrastive"))
     with pytest.raises(ValueError, match="needs 'path'"):
         _cfg([{"kind": "pairs"}])
+
+
+def test_the_captions_of_one_image_are_one_group_and_never_its_negatives(tmp_path, monkeypatch):
+    """Experiment 7's source: the 4 pairs of an image share the image's group, so the hardest
+    negative of a caption is a caption of another image even where its own image's other
+    captions are nearer (2018 §4: mega-batch negatives)."""
+    import gzip
+
+    import torch
+
+    from paralib.train.mining import negatives
+
+    base = tmp_path / "bitext/multi30k/task2/raw"
+    base.mkdir(parents=True)
+    images = ("dog", "boat", "child")
+    for k in range(1, 6):
+        lines = [f"a {image} seen by writer {k}".encode() for image in images]
+        if k == 3:   # the child's pairs 1-2 and 4-5 share no caption: only the image links them
+            lines[2] = b""
+        (base / f"train.{k}.en.gz").write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
+    monkeypatch.setenv("PARALIB_DATA", str(tmp_path))
+    data, rejects = load_sources(_cfg([{"kind": "captions"}]))
+    assert len(data) == 10 and len(rejects) == 2
+    image = data["s1"].str.split(" ").str[1].to_numpy()
+    groups = data["group"].astype("int64").to_numpy()
+    for name in images:
+        assert len(set(groups[image == name])) == 1   # one group per image ...
+    assert len(set(groups)) == len(images)            # ... and one image per group
+    # vectors that put every caption next to the other captions of its image
+    centre = {name: torch.randn(8, generator=torch.Generator().manual_seed(i)) * 10
+              for i, name in enumerate(images)}
+    noise = torch.Generator().manual_seed(7)
+    e1 = torch.stack([centre[n] + torch.randn(8, generator=noise) for n in image])
+    e2 = torch.stack([centre[n] + torch.randn(8, generator=noise) for n in image])
+    pool_image = list(image) * 2                     # the text pool is side 1 then side 2
+    plain1, _ = negatives(e1, e2, "max", False)
+    assert any(pool_image[j] == image[i] for i, j in enumerate(plain1.tolist()))
+    t1, t2 = negatives(e1, e2, "max", False, groups=torch.tensor(groups))
+    for i, (j1, j2) in enumerate(zip(t1.tolist(), t2.tolist(), strict=True)):
+        assert pool_image[j1] != image[i] and pool_image[j2] != image[i]
