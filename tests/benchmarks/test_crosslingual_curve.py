@@ -1,0 +1,83 @@
+"""``benchmarks/crosslingual_curve.py``: the log-linear fit and the pairs a target needs, and a
+``--smoke`` run on a tiny German-English subset that trains, scores with the evaluation suites
+sts17 and tatoeba, fits and writes its JSON."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from paralib.paths import PROJECT_ROOT, data_root
+
+SCRIPT = PROJECT_ROOT / "benchmarks" / "crosslingual_curve.py"
+
+
+def _module():
+    sys.path.insert(0, str(SCRIPT.parent))
+    spec = importlib.util.spec_from_file_location("crosslingual_curve", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_fit_recovers_a_line_and_the_pairs_a_target_needs():
+    curve = _module()
+    pairs = [1_000, 2_000, 4_000, 8_000]
+    got = curve.fit_curve(pairs, [20 + 5 * math.log2(p) for p in pairs], 90.0)
+    assert got["a"] == pytest.approx(20) and got["b"] == pytest.approx(5)
+    assert got["r2"] == pytest.approx(1)
+    assert got["pairs_needed"] == pytest.approx(2 ** 14)  # 20 + 5 * 14 = 90
+
+
+def test_fit_without_a_rising_slope_never_reaches_the_target():
+    curve = _module()
+    flat = curve.fit_curve([100, 200, 400], [30.0, 30.0, 30.0], 60.0)
+    assert flat["pairs_needed"] == math.inf and flat["r2"] == 1.0
+    falling = curve.fit_curve([100, 200, 400], [40.0, 35.0, float("nan")], 60.0)
+    assert falling["points"] == 2 and falling["pairs_needed"] == math.inf
+    assert curve.fit_curve([100], [40.0], 60.0)["pairs_needed"] is None
+
+
+def test_anneal_reaches_the_largest_megabatch_after_15_percent():
+    curve = _module()
+    assert curve.anneal_for(1_898_000) == 150  # paralib-multi: 18,980 mini-batches
+    assert curve.anneal_for(50) == 1
+
+
+def _pairs(path: Path) -> Path:
+    root = data_root() / "bitext" / "multi30k" / "task1" / "raw"
+    with gzip.open(root / "val.en.gz", "rt") as en, gzip.open(root / "val.de.gz", "rt") as de:
+        ref, src = en.read().splitlines(), de.read().splitlines()
+    pd.DataFrame({"ref": ref, "src": src, "src_lang": "de",
+                  "group": range(len(ref))}).to_parquet(path)
+    return path
+
+
+def test_smoke_run_writes_runs_and_fits(tmp_path):
+    out = tmp_path / "curve.json"
+    cmd = [sys.executable, str(SCRIPT), "--smoke", "--langs", "de", "--data",
+           str(_pairs(tmp_path / "pairs.parquet")), "--out", str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(out.read_text())
+    runs = result["runs"]
+    assert [(r["lang"], r["fraction"], r["pairs"]) for r in runs] == [("de", 0.5, 300),
+                                                                      ("de", 1.0, 600)]
+    for r in runs:
+        assert 1 <= r["best_epoch"] <= r["epochs"] == len(r["history"])
+        assert -100 <= r["sts17"] <= 100 and "de-en" in r["sts17_sets"]
+        assert 0 <= r["tatoeba"] <= 100
+        assert r["tatoeba"] == pytest.approx((r["tatoeba_xx_en"] + r["tatoeba_en_xx"]) / 2)
+    assert runs[0]["epochs"] == 2 * runs[1]["epochs"]  # the same pairs seen by every run
+    fits = {f["metric"]: f for f in result["fits"]}
+    assert set(fits) == {"sts17", "tatoeba"} and fits["tatoeba"]["target_applies"]
+    assert all(f["points"] == 2 and f["pairs_available"] == 600 for f in fits.values())
+    assert "pairs needed" in done.stdout and "STS17 xx-en" in done.stdout
