@@ -7,7 +7,8 @@ number of threads, in one run:
     ``inter_threads`` = cores, ``intra_threads`` = 1 (batches translated in parallel; with
     ``intra_threads`` = 2 it ran at less than half the rate),
 (b) ``paralib backtranslate`` through Ray Data (actors x 1 thread = cores; Ray started before
-    timing; two shards per actor),
+    timing; two shards per actor), its actors reading and writing their own shards
+    (``fuse_io``, the default); (b') the same with read and write tasks around the actor pool,
 (c) ``transformers`` ``generate`` in float32 with the same beam (torch threads = cores), as a
     user would write it: the sentences in file order, padded batches of ``--hf-batch`` (32);
 (c') the same, tuned: sentences sorted by length, batches of 64 (less padding; what CTranslate2
@@ -113,8 +114,8 @@ def write_inputs(folder: Path, de: list[str], en: list[str]) -> tuple[str, str]:
 
 
 def run_ray(model: Path, src: str, ref: str, out: Path, beam: int, actors: int,
-            shard_rows: int, device: str = "cpu", batch_tokens: int = 1024
-            ) -> tuple[float, float, list[str]]:
+            shard_rows: int, device: str = "cpu", batch_tokens: int = 1024,
+            fuse_io: bool = True) -> tuple[float, float, list[str]]:
     from paralib.translate.backtranslate import backtranslate
 
     cfg = load_config(None, [f"backtranslate.device={device}",
@@ -126,7 +127,7 @@ def run_ray(model: Path, src: str, ref: str, out: Path, beam: int, actors: int,
         "backtranslate.num_hypotheses=1", f"backtranslate.actors={actors}",
         f"backtranslate.min_actors={actors}",
         f"backtranslate.num_cpus_per_actor={1 / actors}", "backtranslate.intra_threads=1",
-        "backtranslate.overwrite=true"])
+        "backtranslate.overwrite=true", f"backtranslate.fuse_io={str(fuse_io).lower()}"])
     with PeakRSS() as mem:
         t0 = time.perf_counter()
         backtranslate(cfg, progress=False)
@@ -214,6 +215,10 @@ def main() -> None:
         secs, peak10, outs = run_ray(model, src, ref, tmp / "out10", args.beam, actors,
                                      shard_rows(args.n), **ct2)
         b = add("(b) paralib backtranslate, next job", args.n, secs, outs, peak_rss_mb=peak10)
+        secs, peak, outs = run_ray(model, src, ref, tmp / "out10c", args.beam, actors,
+                                   shard_rows(args.n), **ct2, fuse_io=False)
+        b_chain = add("(b') the same, read tasks -> actors -> write tasks (fuse_io false)",
+                      args.n, secs, outs, peak_rss_mb=peak)
     finally:
         ray.shutdown()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -255,6 +260,7 @@ def main() -> None:
                   "load_average_after": [round(x, 2) for x in os.getloadavg()]},
         "rows": rows,
         "ratio_ray_vs_ct2": ratio(b, a),
+        "ratio_ray_chained_vs_ct2": ratio(b_chain, a),
         "ratio_ray_vs_transformers": ratio(b, c),
         "ratio_ray_vs_transformers_by_length": ratio(b, c_sorted),
         "ratio_ct2_vs_transformers": ratio(a, c),
@@ -272,7 +278,8 @@ def main() -> None:
     }
     print(table(rows, ["system", "sentences", "seconds", "sentences_per_s", "tokens_per_s",
                        "peak_rss_mb"]))
-    print(f"\n{args.n} sentences: (b)/(a) = {result['ratio_ray_vs_ct2']}   (b)/(c) = "
+    print(f"\n{args.n} sentences: (b)/(a) = {result['ratio_ray_vs_ct2']}   (b')/(a) = "
+          f"{result['ratio_ray_chained_vs_ct2']}   (b)/(c) = "
           f"{result['ratio_ray_vs_transformers']}   (b)/(c') = "
           f"{result['ratio_ray_vs_transformers_by_length']}")
     sm = result["small"]

@@ -241,6 +241,14 @@ class BacktranslateConfig(Strict):
     min_actors: int = Field(default=1, ge=1)
     num_cpus_per_actor: float = Field(default=0.5, gt=0)
     intra_threads: int = Field(default=1, ge=0)
+    # CTranslate2 workers per actor, each translating its own batches of a call in parallel
+    # (``inter_threads``); one actor with ``inter_threads`` = cores balances a call's batches
+    # over the cores itself
+    inter_threads: int = Field(default=1, ge=1)
+    # each actor reads, translates and writes whole shards (one Ray Data operator); false:
+    # read tasks → actor pool → write tasks, which overlaps slow reads (many small s3 shards)
+    # with translation at the cost of copying every row through the object store
+    fuse_io: bool = True
     actors_per_gpu: int = Field(default=1, ge=1)
     actor_resources: dict[str, float] = Field(default_factory=dict)
     overwrite: bool = False

@@ -120,7 +120,7 @@ def plan_runs(exp: Experiment, size: str, out: Path,
 # Fields that never change a model (they place translation actors on the cluster, or say how
 # many Ray Train checkpoints stay on disk) and came after runs were kept: left out of a run's
 # fingerprint, so that adding them did not retrain every kept run.
-NOT_IN_KEY = {**{section: ("actors_per_gpu",) for section in
+NOT_IN_KEY = {**{section: ("actors_per_gpu", "inter_threads", "fuse_io") for section in
                  ("backtranslate", "pivot", "paraphrase")},
               "train": ("keep_checkpoints", "decontaminate", "group_negatives")}
 

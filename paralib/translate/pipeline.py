@@ -1,11 +1,12 @@
 """The translation pipeline on Ray Data, for one leg (back-translation, paraphrase
 generation) or two chained legs (round-trip pivoting).
 
-Read stage (tasks) → one actor pool of :class:`~paralib.translate.stages.TranslateActor`
-per leg → write stage (tasks); the driver only receives per-shard counts and writes a
-shard's completion marker once every input row of the shard is written, so a killed job
-resumes. One GPU per actor when the cluster has GPUs, fractional CPUs otherwise so that
-reads still get a CPU on a 2-core machine.
+One actor pool of :class:`~paralib.translate.stages.ShardActor` reads each shard, translates
+it through every leg and writes its parts (``backtranslate.fuse_io``, the default; with it off:
+read stage (tasks) → one actor pool of :class:`~paralib.translate.stages.TranslateActor` per
+leg → write stage (tasks)); the driver only receives per-shard counts and writes a shard's
+completion marker once every input row of the shard is written, so a killed job resumes. One
+GPU per actor when the cluster has GPUs, fractional CPUs otherwise.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from paralib.io.stage import (
     write_parts,
 )
 from paralib.runtime import check_fits, init_ray
-from paralib.translate.stages import TranslateActor
+from paralib.translate.stages import ShardActor, TranslateActor
 from paralib.translate.translator import check_model_dir
 
 
@@ -62,11 +63,23 @@ def actor_plan(bt: BacktranslateConfig, resources: dict, shard_rows: int) -> dic
         size = bt.actors if bt.device == "cuda" else max(1, min(bt.actors, gpus * per))
         return {"device": "cuda", "num_gpus": 1 / per, "num_cpus": 1,
                 "min": min(bt.min_actors, size),
-                "max": size, "intra_threads": 1,
+                "max": size, "intra_threads": 1, "inter_threads": 1,
                 "rows_per_batch": bt.rows_per_batch or shard_rows}
     return {"device": "cpu", "num_gpus": 0, "num_cpus": bt.num_cpus_per_actor,
             "min": bt.min_actors, "max": bt.actors, "intra_threads": bt.intra_threads,
-            "rows_per_batch": bt.rows_per_batch}
+            "inter_threads": bt.inter_threads, "rows_per_batch": bt.rows_per_batch}
+
+
+def actor_kwargs(bt: BacktranslateConfig, leg: Leg, plan: dict) -> dict:
+    """The :class:`TranslateActor` arguments of one leg."""
+    options = {"beam_size": bt.beam_size, "num_hypotheses": leg.num_hypotheses,
+               "length_penalty": bt.length_penalty, "max_input_length": bt.max_input_length,
+               "max_decoding_length": bt.max_decoding_length,
+               "max_batch_size": bt.batch_size, "batch_type": bt.batch_type}
+    return {"model": leg.model, "options": options, "device": plan["device"],
+            "compute_type": bt.compute_type, "intra_threads": plan["intra_threads"],
+            "inter_threads": plan["inter_threads"], "source_column": leg.source,
+            "target_columns": leg.targets}
 
 
 def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputConfig],
@@ -88,10 +101,10 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
     if opts.overwrite:
         clear_output(opts.output, s3)  # its own entries only, never a user's folder
     report = StageReport(output=opts.output, unit=unit, shards=len(shards), stage=desc)
-    options = opts.model_dump(exclude={"output", "overwrite", "actors", "min_actors",
-                                       "num_cpus_per_actor", "intra_threads", "device",
-                                       "actors_per_gpu",
-                                       "actor_resources", "rows_per_batch", "compute_type"})
+    options = opts.model_dump(exclude={
+        "output", "overwrite", "actors", "min_actors", "num_cpus_per_actor", "intra_threads",
+        "inter_threads", "device", "actors_per_gpu", "actor_resources", "rows_per_batch",
+        "compute_type", "fuse_io"})
     prints = {s.key: fingerprint(s.to_dict(), options, cfg.bitext.max_chars,
                                  [leg.__dict__ for leg in legs],
                                  cfg.bitext.checks.model_dump()) for s in shards}
@@ -105,32 +118,25 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
                              **opts.actor_resources}, f"{desc} translation actor")
         ray.data.DataContext.get_current().enable_progress_bars = data_progress_bars(progress)
         ds = ray.data.from_items([s.to_dict() for s in todo], override_num_blocks=len(todo))
-        ds = ds.map_batches(read_shards, batch_size=1, batch_format="pandas", num_cpus=0.25,
-                            fn_kwargs={"max_chars": cfg.bitext.max_chars, "s3": s3,
-                                       "checks": cfg.bitext.checks.model_dump()})
-        for leg in legs:
-            options = {
-                "beam_size": opts.beam_size, "num_hypotheses": leg.num_hypotheses,
-                "length_penalty": opts.length_penalty,
-                "max_input_length": opts.max_input_length,
-                "max_decoding_length": opts.max_decoding_length,
-                "max_batch_size": opts.batch_size, "batch_type": opts.batch_type,
-            }
-            ds = ds.map_batches(
-                TranslateActor,
-                fn_constructor_kwargs={
-                    "model": leg.model, "options": options, "device": plan["device"],
-                    "compute_type": opts.compute_type, "intra_threads": plan["intra_threads"],
-                    "source_column": leg.source, "target_columns": leg.targets},
-                batch_size=plan["rows_per_batch"],
-                batch_format="pandas",
-                compute=ray.data.ActorPoolStrategy(min_size=plan["min"], max_size=plan["max"]),
-                num_cpus=plan["num_cpus"],
-                num_gpus=plan["num_gpus"],
-                resources=opts.actor_resources or None,
-            )
-        ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas", num_cpus=0.25,
-                            fn_kwargs={"out": opts.output, "s3": s3, "schema": schema})
+        read = {"max_chars": cfg.bitext.max_chars, "s3": s3,
+                "checks": cfg.bitext.checks.model_dump()}
+        write = {"out": opts.output, "s3": s3, "schema": schema}
+        actors = [actor_kwargs(opts, leg, plan) for leg in legs]
+        pool = {"compute": ray.data.ActorPoolStrategy(min_size=plan["min"],
+                                                      max_size=plan["max"]),
+                "num_cpus": plan["num_cpus"], "num_gpus": plan["num_gpus"],
+                "resources": opts.actor_resources or None, "batch_format": "pandas"}
+        if opts.fuse_io:
+            ds = ds.map_batches(ShardActor, batch_size=1, fn_constructor_kwargs={
+                "legs": actors, "read": read, "write": write}, **pool)
+        else:
+            ds = ds.map_batches(read_shards, batch_size=1, batch_format="pandas",
+                                num_cpus=0.25, fn_kwargs=read)
+            for kwargs in actors:
+                ds = ds.map_batches(TranslateActor, fn_constructor_kwargs=kwargs,
+                                    batch_size=plan["rows_per_batch"], **pool)
+            ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas",
+                                num_cpus=0.25, fn_kwargs=write)
         collect(ds, keys, opts.output, s3, report, progress, desc, prints,
                 rows=sum(s.rows for s in todo), inputs=inputs)
     return finish(report, s3, t0)

@@ -3,7 +3,8 @@
 Each stage is a plain function or callable class of the shape Ray's batch-inference
 examples use (``map_batches(Cls, compute=ActorPoolStrategy(...))``): the model is loaded
 once per actor in ``__init__`` and applied per batch in ``__call__``. Stage logic knows
-nothing of where it runs.
+nothing of where it runs. :class:`ShardActor` runs the three in one actor, so that a shard's
+rows never pass through Ray's object store (``backtranslate.fuse_io``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+
+from paralib.io.bitext import read_shards
+from paralib.io.stage import write_parts
 
 # ``set`` and ``group`` (issue "Bitext at scale"): the set a pair comes from and its group
 # (pairs of one group are paraphrases: the k-best hypotheses of one source share the group of
@@ -34,12 +38,12 @@ class TranslateActor:
     """
 
     def __init__(self, model: str | dict[str, str], options: dict, device: str = "auto",
-                 compute_type: str = "auto", intra_threads: int = 1,
+                 compute_type: str = "auto", intra_threads: int = 1, inter_threads: int = 1,
                  source_column: str = "src",
                  target_columns: tuple[str, str, str] = ("trans", "rank", "cost")):
         self.model = model
         self.settings = {"device": device, "compute_type": compute_type,
-                         "intra_threads": intra_threads}
+                         "intra_threads": intra_threads, "inter_threads": inter_threads}
         self.translators: dict[str, object] = {}
         if not isinstance(model, dict):
             self._translator("")
@@ -88,3 +92,23 @@ class TranslateActor:
         res[self.rank] = res[self.rank].astype(np.int32)
         res[self.cost] = res[self.cost].astype(np.float32)
         return res
+
+
+class ShardActor:
+    """Reads whole shards, translates them through every leg and writes their parts, in one
+    actor; returns only each shard's coverage row (:func:`paralib.io.stage.write_parts`).
+
+    The same work as the chain read tasks → :class:`TranslateActor` pool(s) → write tasks,
+    without two Ray Data operators, their task workers and the object-store copies of every
+    row between them: on a small machine that is CPU the translation gets back.
+    """
+
+    def __init__(self, legs: list[dict], read: dict, write: dict):
+        self.legs = [TranslateActor(**leg) for leg in legs]
+        self.read, self.write = read, write
+
+    def __call__(self, batch: pd.DataFrame) -> pd.DataFrame:
+        rows = read_shards(batch, **self.read)
+        for leg in self.legs:
+            rows = leg(rows)
+        return write_parts(rows, **self.write)

@@ -34,14 +34,16 @@ def m30k_input(m30k, limit):
              "limit": limit}]
 
 
-def test_end_to_end_local(ray_session, tiny_mt, m30k, tmp_path):
-    # a second input with bad lines: every row must end up in the output or in rejects
+@pytest.mark.parametrize("fuse_io", [True, False], ids=["shard-actors", "read-translate-write"])
+def test_end_to_end_local(ray_session, tiny_mt, m30k, tmp_path, fuse_io):
+    # a second input with bad lines: every row must end up in the output or in rejects;
+    # the same whether actors read and write their shards or tasks do it around them
     bad_de, bad_en = tmp_path / "bad.de", tmp_path / "bad.en"
     bad_de.write_bytes(b"Ein Hund rennt.\n\xc3\x28 kaputt\n\n" + b"lang " * 100 + b"\n")
     bad_en.write_bytes(b"A dog runs.\nbroken\nno source\nlong\n")
     inputs = m30k_input(m30k, 300) + [
         {"corpus": "bad", "src_lang": "de", "src": str(bad_de), "en": str(bad_en)}]
-    cfg = make_config(tiny_mt, tmp_path / "out", inputs)
+    cfg = make_config(tiny_mt, tmp_path / "out", inputs, fuse_io=fuse_io)
     report = backtranslate(cfg, progress=False)
 
     assert report.rows_in == 304 and report.rows_out == 301 and report.rows_rejected == 3
@@ -70,7 +72,8 @@ def test_end_to_end_local(ray_session, tiny_mt, m30k, tmp_path):
     assert again.shards_skipped == 4 and again.rows_in == 304
     assert len(read_output(str(tmp_path / "out"))) == 903
     # ... but the same output with other options is refused rather than mixed.
-    other = make_config(tiny_mt, tmp_path / "out", inputs, num_hypotheses=2)
+    other = make_config(tiny_mt, tmp_path / "out", inputs, num_hypotheses=2,
+                        fuse_io=fuse_io)
     with pytest.raises(StageError, match="made from another input or with other options"):
         backtranslate(other, progress=False)
 
