@@ -114,6 +114,7 @@ def train_one(tree: dict, threads: int) -> tuple[object, dict | None, dict]:
     from paralib.train.dev import load_dev
     from paralib.train.epoch import dev_scores
     from paralib.train.run import prepare
+    from paralib.train.schedule import megabatch_size
     from paralib.train.steps import MegaBatchTrainer, build_optimizer, use_sparse
 
     torch.set_num_threads(threads)
@@ -136,7 +137,9 @@ def train_one(tree: dict, threads: int) -> tuple[object, dict | None, dict]:
         train_s += time.perf_counter() - t0
         score = dev_scores(model, dev)["dev_pearson"]
         history.append({"epoch": epoch + 1, "pairs": pairs, "loss": float(np.mean(losses)),
-                        "megabatch": trainer.state.megabatch, "stsb_dev": score})
+                        "megabatches": trainer.state.megabatch,
+                        "m": megabatch_size(trainer.state.step, cfg.train.megabatch),
+                        "stsb_dev": score})
         if best is None or score > best["stsb_dev"]:
             best, best_state = history[-1], copy.deepcopy(model.state_dict())
     last_state = None if best["epoch"] == cfg.train.epochs else copy.deepcopy(model.state_dict())
@@ -195,7 +198,7 @@ def fits(runs: list[dict], vocab: int) -> list[dict]:
     out = []
     for lang in dict.fromkeys(r["lang"] for r in runs):
         mine = [r for r in runs if r["lang"] == lang and r["vocab"] == vocab]
-        available = max(r["pairs"] for r in mine)
+        available = max(r["language_pairs"] for r in mine)  # before any subsampling
         for metric in METRICS:
             target = STS_TARGET if metric == "sts17" else TATOEBA_TARGET
             f = fit_curve([r["pairs"] for r in mine], [r[metric] for r in mine], target)
@@ -243,6 +246,33 @@ def write(out: Path, payload: dict) -> None:
     tmp.replace(out)
 
 
+def merge(files: list[str], out: Path) -> None:
+    """One result from the JSONs of runs made in separate invocations (e.g. a language run
+    with other ``--epochs`` while another ran): runs concatenated, fits made again."""
+    import json
+
+    parts = [json.loads(Path(f).read_text()) for f in files]
+    vocabs = {p["recipe"]["vocab"] for p in parts}
+    if len(vocabs) != 1:
+        raise SystemExit(f"the parts were trained at different vocabularies: {vocabs}")
+    vocab = vocabs.pop()
+    runs = [{**r, "part": i} for i, p in enumerate(parts) for r in p["runs"]]
+    seen = [(r["lang"], r["fraction"], r["vocab"]) for r in runs]
+    if len(seen) != len(set(seen)):
+        raise SystemExit("a (language, fraction, vocabulary) run is in more than one part")
+    payload = {"machine": parts[0]["machine"],
+               "command": " ".join(shlex.quote(a) for a in sys.argv),
+               "parts": [{"file": f, "command": p["command"], "recipe": p["recipe"],
+                          "load_start": p.get("load_start"), "load_end": p.get("load_end"),
+                          "runs": len(p["runs"])} for f, p in zip(files, parts, strict=True)],
+               "data": parts[0]["data"], "targets": parts[0]["targets"], "runs": runs,
+               "fits": fits(runs, vocab),
+               "fits_last_epoch": fits([{**r, **r.get("last_epoch", {})} for r in runs], vocab)}
+    write(out, payload)
+    print_tables(payload["runs"], payload["fits"])
+    print(f"\nwrote {out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=str(ROOT / "output/bitext-all"))
@@ -258,7 +288,12 @@ def main() -> None:
                     help="a tiny run: 600 pairs per language, vocabulary 1,000, fractions 1/2 "
                          "and all, one epoch")
     ap.add_argument("--out", default=str(RESULTS / "crosslingual_curve.json"))
+    ap.add_argument("--merge", nargs="+", metavar="JSON",
+                    help="write --out from the JSONs of earlier invocations instead of training")
     args = ap.parse_args()
+    if args.merge:
+        merge(args.merge, Path(args.out))
+        return
     cap = None
     if args.smoke:
         cap, args.vocab, args.epochs, args.fractions = 600, 1000, 1.0, "0.5,1"

@@ -81,3 +81,20 @@ def test_smoke_run_writes_runs_and_fits(tmp_path):
     assert set(fits) == {"sts17", "tatoeba"} and fits["tatoeba"]["target_applies"]
     assert all(f["points"] == 2 and f["pairs_available"] == 600 for f in fits.values())
     assert "pairs needed" in done.stdout and "STS17 xx-en" in done.stdout
+    # two invocations' JSONs merge into the same result (fits made again from all runs)
+    parts = []
+    for i, run in enumerate(runs):
+        parts.append(tmp_path / f"part{i}.json")
+        parts[-1].write_text(json.dumps({**result, "runs": [run]}))
+    merged = tmp_path / "merged.json"
+    done = subprocess.run([sys.executable, str(SCRIPT), "--merge", *map(str, parts), "--out",
+                           str(merged)], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    both = json.loads(merged.read_text())
+    assert [r["part"] for r in both["runs"]] == [0, 1]
+    assert both["fits"] == result["fits"] and len(both["parts"]) == 2
+    twice = subprocess.run([sys.executable, str(SCRIPT), "--merge", str(parts[0]),
+                            str(parts[0]), "--out", str(tmp_path / "no.json")],
+                           capture_output=True, text=True, timeout=300, check=False)
+    assert twice.returncode != 0 and "more than one part" in twice.stderr
