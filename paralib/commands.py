@@ -1,0 +1,77 @@
+"""The subcommand registry: each stage declares its ``paralib`` subcommands next to its code.
+
+A stage's ``cli`` module (``paralib/<stage>/cli.py``) holds a ``COMMANDS`` tuple of
+:class:`Command` (and, for a command with sub-commands such as ``paralib mt train``, a
+:class:`Group`); :mod:`paralib.cli` lists those modules once and builds the parser, the help
+examples and the run log folders from them. A command's ``add`` adds its parser (name, help,
+options) to an ``argparse`` sub-parsers object and returns it; its ``run`` takes the parsed
+arguments and returns the exit status. Heavy imports stay inside ``run``: building the parser
+imports every stage's cli module.
+
+:class:`StageContext` is what a stage's entry point needs from a command line besides its own
+config section: where to check and write (storage options), the whole config for the
+provenance of its outputs, whether to show progress bars, and a logger.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+# what ``add_subparsers()`` returns; argparse does not name the type publicly
+Subparsers = Any
+
+
+@dataclass(frozen=True)
+class Command:
+    """One ``paralib`` subcommand.
+
+    ``name`` is the command line after ``paralib`` (``"train"``, ``"mt train"``); ``example``
+    is shown at the end of its ``--help``; ``logged`` commands run stages and get a run log
+    folder (``<log root>/<first word>-<time>/paralib.log``, :mod:`paralib.console`)."""
+
+    name: str
+    add: Callable[[Subparsers], argparse.ArgumentParser]
+    run: Callable[[argparse.Namespace], int]
+    example: str
+    logged: bool = True
+
+
+@dataclass(frozen=True)
+class Group:
+    """A command that only holds sub-commands (``paralib mt``): its help and the attribute
+    of the parsed arguments that names the sub-command (``mt_command``)."""
+
+    name: str
+    help: str
+    dest: str
+
+
+@dataclass(frozen=True)
+class StageContext:
+    """What a stage's entry point gets besides its config section (issue 31, item 6).
+
+    ``storage`` are the fsspec options of ``s3://`` paths (``Config.s3.options()``),
+    ``config`` the whole validated config as a dict (checked for unreachable buckets before
+    any work, and recorded next to the outputs), ``progress`` whether to show progress bars.
+    Stages that start Ray still take the ``ray`` section from the config they are given."""
+
+    storage: dict[str, Any] | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+    progress: bool = True
+    log: logging.Logger = field(default_factory=lambda: logging.getLogger("paralib"))
+
+    @classmethod
+    def of(cls, cfg: Any, progress: bool = True) -> StageContext:
+        """The context of a validated :class:`paralib.config.Config` (duck-typed: the core
+        layer does not import the config schema)."""
+        return cls(storage=cfg.s3.options(), config=cfg.model_dump(), progress=progress)
+
+
+def command_name(args: argparse.Namespace, groups: dict[str, Group]) -> str:
+    """The registered name of a parsed command line (``"mt train"`` for ``paralib mt train``)."""
+    group = groups.get(args.command)
+    return f"{args.command} {getattr(args, group.dest)}" if group else args.command
