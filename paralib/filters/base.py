@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from paralib.errors import ConfigurationError
+from paralib.filters.tokenize import BatchCache
 
 
 class Direction(str, Enum):
@@ -41,10 +42,23 @@ class Scorer:
     requires: ClassVar[tuple[str, ...]] = ("ref", "trans")
     direction: ClassVar[Direction] = Direction.CLEAN_BETWEEN
     needs_actor: ClassVar[bool] = False  # loads a model: run in an actor pool
+    _tokens: BatchCache | None = None
 
     def __init__(self, **params: Any):
         if params:
             raise ScorerError(f"scorer '{self.name}' takes no parameters, got {sorted(params)}")
+
+    @property
+    def tokens(self) -> BatchCache:
+        """The tokens of the last batch (:func:`~paralib.filters.tokenize.pair_tokens`): the
+        scorer's own cache, or the one a scoring actor shares between all its scorers."""
+        if self._tokens is None:
+            self._tokens = BatchCache()
+        return self._tokens
+
+    @tokens.setter
+    def tokens(self, cache: BatchCache) -> None:
+        self._tokens = cache
 
     def setup(self) -> None:
         """Load models or tables; called once per worker before the first batch."""
