@@ -12,6 +12,7 @@ Rows a scorer cannot score (an empty translation, a NaN cost) are named by
 
 from __future__ import annotations
 
+import importlib
 from enum import Enum
 from typing import Any, ClassVar
 
@@ -116,9 +117,22 @@ def register(cls: type[Scorer]) -> type[Scorer]:
     return cls
 
 
+# The built-in scorers: one module of paralib.filters per scorer (add a module name here to
+# register a new one). They are imported by builtin_scorers(), on first use.
+SCORER_MODULES = ("length", "cost", "overlap", "bleu", "duplicates", "lm", "paraphrase",
+                  "classifier")
+
+
+def builtin_scorers() -> dict[str, type[Scorer]]:
+    """Every registered scorer by name, the built-in ones imported (and so registered)."""
+    for module in SCORER_MODULES:
+        importlib.import_module(f"paralib.filters.{module}")
+    return SCORERS
+
+
 def get_scorer(name: str, **params: Any) -> Scorer:
     """Instantiate the registered scorer ``name`` with ``params``."""
-    import paralib.filters  # noqa: F401  (registers the built-in scorers)
+    builtin_scorers()
 
     if name not in SCORERS:
         raise ScorerError(f"unknown scorer '{name}'; available: {', '.join(sorted(SCORERS))}")

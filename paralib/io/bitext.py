@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from paralib.config import BitextChecks, InputConfig, input_name
 from paralib.decontaminate.normalise import hash_strings, normal_form
 from paralib.errors import InputError
+from paralib.io.config import BitextChecks, InputConfig, input_name
 from paralib.io.fs import S3Options, content_print, expand_glob, resolve
 from paralib.io.lines import count_lines, escape_bytes, iter_lines
 from paralib.io.quality import pair_problem
