@@ -12,8 +12,7 @@ import importlib
 import sys
 from pathlib import Path
 
-from paralib.commands import Command, Group, command_name
-from paralib.config import add_config_args, load_config
+from paralib.commands import Command, Group, command_name, configured
 from paralib.console import (
     configure,
     default_log_root,
@@ -27,39 +26,25 @@ from paralib.paths import PROJECT_ROOT
 QUICKSTART_CONFIG = PROJECT_ROOT / "configs" / "quickstart.yaml"
 
 
-def _add_quickstart(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("quickstart", help="the embedded default run on ../shared/data")
-    add_config_args(p, QUICKSTART_CONFIG)
-    return p
-
-
-def _quickstart(args) -> int:
+def _quickstart(cfg, args) -> None:
     from paralib.quickstart import quickstart
 
-    quickstart(load_config(args.config, args.overrides), progress=not args.no_progress)
-    return 0
+    quickstart(cfg, progress=not args.no_progress)
 
 
-def _add_config(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("config", help="print the validated configuration as YAML")
-    add_config_args(p)
-    return p
-
-
-def _config(args) -> int:
+def _config(cfg, args) -> str:
     import yaml
 
     from paralib.redact import redact
 
-    cfg = load_config(args.config, args.overrides)
-    print(yaml.safe_dump(redact(cfg.model_dump(mode="json")), sort_keys=False))
-    return 0
+    return yaml.safe_dump(redact(cfg.model_dump(mode="json")), sort_keys=False)
 
 
-QUICKSTART = Command("quickstart", _add_quickstart, _quickstart, "paralib quickstart")
-CONFIG = Command("config", _add_config, _config,
-                 "paralib config --config configs/quickstart.yaml --set train.epochs=2",
-                 logged=False)
+QUICKSTART = configured("quickstart", "the embedded default run on ../shared/data",
+                        "paralib quickstart", _quickstart, default=QUICKSTART_CONFIG)
+CONFIG = configured("config", "print the validated configuration as YAML",
+                    "paralib config --config configs/quickstart.yaml --set train.epochs=2",
+                    _config, logged=False)
 # Where the subcommands are declared, in the order of ``paralib --help``: a stage's cli module
 # (its COMMANDS, and its GROUP for ``paralib GROUP COMMAND``) or one of the two above.
 SOURCES: tuple[str | Command, ...] = (

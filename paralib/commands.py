@@ -19,7 +19,11 @@ import argparse
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from paralib.config import Config, add_config_args, load_config
+from paralib.io.fs import S3Options
 
 # what ``add_subparsers()`` returns; argparse does not name the type publicly
 Subparsers = Any
@@ -59,16 +63,39 @@ class StageContext:
     any work, and recorded next to the outputs), ``progress`` whether to show progress bars.
     Stages that start Ray still take the ``ray`` section from the config they are given."""
 
-    storage: dict[str, Any] | None = None
+    storage: S3Options | None = None
     config: dict[str, Any] = field(default_factory=dict)
     progress: bool = True
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("paralib"))
 
     @classmethod
-    def of(cls, cfg: Any, progress: bool = True) -> StageContext:
-        """The context of a validated :class:`paralib.config.Config` (duck-typed: the core
-        layer does not import the config schema)."""
+    def of(cls, cfg: Config, progress: bool = True) -> StageContext:
+        """The context of a validated config."""
         return cls(storage=cfg.s3.options(), config=cfg.model_dump(), progress=progress)
+
+
+def configured(name: str, help: str, example: str,
+               call: Callable[[Config, argparse.Namespace], object], *,
+               options: Callable[[argparse.ArgumentParser], None] | None = None,
+               description: str | None = None, default: Path | None = None,
+               logged: bool = True) -> Command:
+    """A command of a configured stage: ``--config``, ``--set`` and ``--no-progress``
+    (:func:`~paralib.config.add_config_args`) and ``options``; it loads the config, runs
+    ``call(config, args)`` and prints what that returns (nothing for ``None``)."""
+    def add(subparsers: Subparsers) -> argparse.ArgumentParser:
+        p = subparsers.add_parser(name.split()[-1], help=help, description=description)
+        add_config_args(p, default)
+        if options is not None:
+            options(p)
+        return p
+
+    def run(args: argparse.Namespace) -> int:
+        out = call(load_config(args.config, args.overrides), args)
+        if out is not None:
+            print(out)
+        return 0
+
+    return Command(name, add, run, example, logged)
 
 
 def command_name(args: argparse.Namespace, groups: dict[str, Group]) -> str:

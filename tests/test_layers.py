@@ -22,14 +22,15 @@ ROOT = Path(__file__).resolve().parents[1] / "paralib"
 LAYERS: dict[str, tuple[str, ...]] = {
     # errors, paths, logging, the pydantic base, and the pure helpers everything shares
     "core": ("paralib.errors", "paralib.paths", "paralib.redact", "paralib.text",
-             "paralib.schema", "paralib.console", "paralib.commands", "paralib.io.fs",
+             "paralib.schema", "paralib.console", "paralib.io.fs",
              "paralib.corpora.langs", "paralib.decontaminate.normalise",
              "paralib.filters.tokenize"),
     # the configuration schema: each stage's config module and the Config that holds them, the
-    # registries it checks names against (scorers, corpora), and the typed records that pass
-    # between stages
+    # registries it checks names against (scorers, corpora), the typed records that pass
+    # between stages, and what a stage's command gets (paralib.commands)
     "schema": ("paralib.*.config", "paralib.config", "paralib.filters.base",
-               "paralib.corpora.registry", "paralib.contracts", "paralib.contracts.*"),
+               "paralib.corpora.registry", "paralib.contracts", "paralib.contracts.*",
+               "paralib.commands"),
     # storage and compute: files, stage outputs, Ray
     "platform": ("paralib.io", "paralib.io.*", "paralib.runtime", "paralib.cluster",
                  "paralib.cluster.*"),

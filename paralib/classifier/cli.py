@@ -3,29 +3,19 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 
-from paralib.commands import Command, Group, StageContext
-from paralib.config import add_config_args, load_config
+from paralib.commands import Group, StageContext, configured
 
 GROUP = Group("classifier", help="reference/translation classifiers", dest="clf_command")
 
 
-def _add(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("train", help="train the AVG and LSTM classifiers")
-    add_config_args(p)
-    return p
-
-
-def _run(args: argparse.Namespace) -> int:
+def _train(cfg, args) -> str:
     from paralib.classifier.run import run_classifier
 
-    cfg = load_config(args.config, args.overrides)
     ctx = StageContext.of(cfg, progress=not args.no_progress)
-    print(json.dumps(run_classifier(cfg.classifier, ctx.storage, ctx.config), indent=2))
-    return 0
+    return json.dumps(run_classifier(cfg.classifier, ctx.storage, ctx.config), indent=2)
 
 
-COMMANDS = (Command("classifier train", _add, _run,
-                    "paralib classifier train --config configs/quickstart.yaml"),)
+COMMANDS = (configured("classifier train", "train the AVG and LSTM classifiers",
+                       "paralib classifier train --config configs/quickstart.yaml", _train),)

@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
-
-from paralib.commands import Command
-from paralib.config import add_config_args, load_config
+from paralib.commands import configured
 
 
-def _add(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("score", help="add one column per scorer to candidate pairs")
-    add_config_args(p)
-    return p
-
-
-def _run(args: argparse.Namespace) -> int:
+def _score(cfg, args) -> str:
     from paralib.filters.stage import score
 
-    print(score(load_config(args.config, args.overrides), progress=not args.no_progress).text())
-    return 0
+    return score(cfg, progress=not args.no_progress).text()
 
 
-COMMANDS = (Command("score", _add, _run, "paralib score --config configs/quickstart.yaml"),)
+COMMANDS = (configured("score", "add one column per scorer to candidate pairs",
+                       "paralib score --config configs/quickstart.yaml", _score),)

@@ -5,15 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from paralib.commands import Command, Group
-from paralib.config import add_config_args, load_config
+from paralib.commands import Command, Group, configured
 
 GROUP = Group("mt", help="translation models", dest="mt_command")
 
 
-def _add_train(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("train", help="train a Marian model and convert it to CTranslate2")
-    add_config_args(p)
+def _train_options(p: argparse.ArgumentParser) -> None:
     step = p.add_mutually_exclusive_group()
     step.add_argument("--prepare-only", action="store_true",
                       help="stop after the streamed, decontaminated token store "
@@ -21,39 +18,25 @@ def _add_train(subparsers) -> argparse.ArgumentParser:
     step.add_argument("--no-convert", action="store_true",
                       help="stop after <output>/hf (no CTranslate2 here); finish it later "
                            "with 'paralib mt finish'")
-    return p
 
 
-def _train(args: argparse.Namespace) -> int:
+def _train(cfg, args) -> str:
     from paralib.mt.train import train_mt
 
-    cfg = load_config(args.config, args.overrides).mt
     progress = not args.no_progress
     if args.prepare_only:
         from paralib.mt.prepare import prepare
 
-        print(json.dumps(prepare(cfg, progress)[3], indent=2))
-        return 0
-    metrics = train_mt(cfg, progress=progress, convert_models=not args.no_convert)
-    print(json.dumps({k: v for k, v in metrics.items() if k != "history"}, indent=2))
-    return 0
+        return json.dumps(prepare(cfg.mt, progress)[3], indent=2)
+    metrics = train_mt(cfg.mt, progress=progress, convert_models=not args.no_convert)
+    return json.dumps({k: v for k, v in metrics.items() if k != "history"}, indent=2)
 
 
-def _add_finish(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("finish",
-                              help="convert <output>/hf to CTranslate2 and score the test set")
-    add_config_args(p)
-    return p
-
-
-def _finish(args: argparse.Namespace) -> int:
+def _finish(cfg, args) -> str:
     from paralib.mt.train import convert_and_test
 
-    metrics = convert_and_test(load_config(args.config, args.overrides).mt)
-    print(json.dumps({k: v for k, v in metrics.items() if k != "history"}, indent=2))
-    return 0
-
-
+    metrics = convert_and_test(cfg.mt)
+    return json.dumps({k: v for k, v in metrics.items() if k != "history"}, indent=2)
 def _add_convert(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("convert", help="convert a Hugging Face seq2seq model to "
                               "CTranslate2")
@@ -71,9 +54,10 @@ def _convert(args: argparse.Namespace) -> int:
 
 
 COMMANDS = (
-    Command("mt train", _add_train, _train, "paralib mt train --config configs/mt-de-en.yaml"),
-    Command("mt finish", _add_finish, _finish,
-            "paralib mt finish --config configs/mt-news-de-en.yaml"),
+    configured("mt train", "train a Marian model and convert it to CTranslate2",
+               "paralib mt train --config configs/mt-de-en.yaml", _train, options=_train_options),
+    configured("mt finish", "convert <output>/hf to CTranslate2 and score the test set",
+               "paralib mt finish --config configs/mt-news-de-en.yaml", _finish),
     Command("mt convert", _add_convert, _convert,
             "paralib mt convert hf-model/ models/xx-en --quantization int8"),
 )
