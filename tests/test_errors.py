@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[1] / "paralib"
 KINDS = (ConfigurationError, InputError, MissingError, ResourcesError)
 # Exceptions that never reach the user, with where they are caught.
 INTERNAL = {
+    "paralib.io.formats.Reject": "a line that is no pair: caught in paralib.io.bitext and "
+                                 "written to rejects/ with its reason",
     "paralib.tune.params.UnknownParameter": "caught in paralib.tune.space, re-raised as "
                                             "SpaceError",
 }
