@@ -10,7 +10,7 @@ imports every stage's cli module.
 
 :class:`StageContext` is what a stage's entry point needs from a command line besides its own
 config section: where to check and write (storage options), the whole config for the
-provenance of its outputs, whether to show progress bars, and a logger.
+provenance of its outputs, whether to show progress bars, a logger, and how to start Ray.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from paralib.config import Config, add_config_args, load_config
+from paralib.config import Config, RayConfig, add_config_args, load_config
 from paralib.io.fs import S3Options
+from paralib.runtime import init_ray
 
 # what ``add_subparsers()`` returns; argparse does not name the type publicly
 Subparsers = Any
@@ -60,18 +61,24 @@ class StageContext:
 
     ``storage`` are the fsspec options of ``s3://`` paths (``Config.s3.options()``),
     ``config`` the whole validated config as a dict (checked for unreachable buckets before
-    any work, and recorded next to the outputs), ``progress`` whether to show progress bars.
-    Stages that start Ray still take the ``ray`` section from the config they are given."""
+    any work, and recorded next to the outputs), ``progress`` whether to show progress bars,
+    ``ray`` the Ray section that :meth:`init_ray` starts or joins."""
 
     storage: S3Options | None = None
     config: dict[str, Any] = field(default_factory=dict)
     progress: bool = True
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("paralib"))
+    ray: RayConfig = field(default_factory=RayConfig)
+
+    def init_ray(self) -> dict:
+        """Start or join Ray as ``ray`` says (:func:`paralib.runtime.init_ray`)."""
+        return init_ray(self.ray)
 
     @classmethod
     def of(cls, cfg: Config, progress: bool = True) -> StageContext:
         """The context of a validated config."""
-        return cls(storage=cfg.s3.options(), config=cfg.model_dump(), progress=progress)
+        return cls(storage=cfg.s3.options(), config=cfg.model_dump(), progress=progress,
+                   ray=cfg.ray)
 
 
 def configured(name: str, help: str, example: str,

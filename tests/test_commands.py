@@ -54,4 +54,4 @@ def test_stage_context_of_a_config():
     cfg = load_config(None, ["s3.endpoint_url=http://127.0.0.1:9000"])
     ctx = StageContext.of(cfg, progress=False)
     assert ctx.storage == cfg.s3.options() and ctx.config == cfg.model_dump()
-    assert ctx.progress is False and ctx.log.name == "paralib"
+    assert ctx.progress is False and ctx.log.name == "paralib" and ctx.ray == cfg.ray

@@ -26,14 +26,13 @@ LAYERS: dict[str, tuple[str, ...]] = {
              "paralib.corpora.langs", "paralib.decontaminate.normalise",
              "paralib.filters.tokenize"),
     # the configuration schema: each stage's config module and the Config that holds them, the
-    # registries it checks names against (scorers, corpora), the typed records that pass
-    # between stages, and what a stage's command gets (paralib.commands)
+    # registries it checks names against (scorers, corpora), and the typed records that pass
+    # between stages
     "schema": ("paralib.*.config", "paralib.config", "paralib.filters.base",
-               "paralib.corpora.registry", "paralib.contracts", "paralib.contracts.*",
-               "paralib.commands"),
-    # storage and compute: files, stage outputs, Ray
+               "paralib.corpora.registry", "paralib.contracts", "paralib.contracts.*"),
+    # storage and compute: files, stage outputs, Ray, and what a stage's command gets
     "platform": ("paralib.io", "paralib.io.*", "paralib.runtime", "paralib.cluster",
-                 "paralib.cluster.*"),
+                 "paralib.cluster.*", "paralib.commands"),
     # Ray-free building blocks: encoders, tokenizers, losses, baselines
     "components": ("paralib.models", "paralib.models.*", "paralib.losses", "paralib.losses.*",
                    "paralib.baselines", "paralib.baselines.*"),
