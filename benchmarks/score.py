@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, table, write_json  # noqa: E402
 
 from paralib.filters import get_scorer  # noqa: E402
-from paralib.filters.tokenize import pair_tokens  # noqa: E402
+from paralib.filters.tokenize import BatchCache, pair_tokens  # noqa: E402
 from paralib.lm import KenLMNotFoundError, hold_out_references, train_lm  # noqa: E402
 from paralib.paths import data_root  # noqa: E402
 
@@ -90,6 +90,9 @@ def main() -> None:
 
     names = ["length", "cost", "overlap", "bleu", "lm"]
     scorers = {n: (lm if n == "lm" else get_scorer(n)) for n in names}
+    shared = BatchCache()  # as a scoring actor: one tokenisation per batch for all scorers
+    for sc in scorers.values():
+        sc.tokens = shared
     batches = [pairs.iloc[s : s + args.batch_rows].copy()
                for s in range(0, len(pairs), args.batch_rows)]
     cpu = dict.fromkeys(["tokenise (shared)", *names], 0.0)
@@ -98,7 +101,7 @@ def main() -> None:
     w0, c0 = time.perf_counter(), time.process_time()
     for batch in batches:
         w, c = time.perf_counter(), time.process_time()
-        pair_tokens(batch)
+        pair_tokens(batch, shared)
         wall["tokenise (shared)"] += time.perf_counter() - w
         cpu["tokenise (shared)"] += time.process_time() - c
         bad = pd.Series(False, index=batch.index)

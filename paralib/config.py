@@ -19,10 +19,10 @@ from paralib.classifier.config import ClassifierConfig
 from paralib.encode.config import EncodeConfig
 from paralib.errors import ConfigurationError
 from paralib.filters.config import ScoreConfig
+from paralib.io.config import BitextConfig, CorpusRef, InputConfig, unique_corpora
 from paralib.io.fs import S3Options
 from paralib.lm.config import LMConfig
 from paralib.mine.config import MineConfig
-from paralib.paths import expand
 from paralib.redact import MASK, SECRET_KEY, redact_text
 from paralib.schema import ExpandedPath, Strict, read_yaml
 from paralib.select.config import SelectSpec
@@ -63,140 +63,6 @@ class S3Config(Strict):
         """The picklable connection options used by readers and writers."""
         return S3Options(self.endpoint_url, self.region, self.access_key, self.secret_key,
                          self.max_attempts)
-
-
-Format = Literal["text", "tsv", "jsonl", "parquet", "xnli", "lines", "bible"]
-
-
-class InputConfig(Strict):
-    """One bitext input.
-
-    - ``text``: two line-aligned files, ``src`` (non-English) and ``en`` (English); ``.gz`` ok.
-    - ``tsv``: ``path`` with ``src<TAB>en`` per line.
-    - ``jsonl``: ``path`` with one object per line, fields ``src_field`` / ``en_field``.
-    - ``parquet``: ``path`` with columns ``src_field`` / ``en_field``.
-    - ``xnli``: two line-aligned XNLI TSVs (premise, hypothesis, label): ``src`` and ``en``;
-      each distinct premise and hypothesis becomes one pair.
-    - ``lines``: ``path`` with one English sentence per line (for round trips and paraphrase
-      generation); the sentence fills both ``src`` and ``ref``.
-    - ``bible``: two verse files (``book<TAB>chapter<TAB>verse<TAB>text``) of two English
-      versions, ``src`` and ``en``, joined by verse key; the verse key is the pair's group.
-
-    ``set`` names the set the pair comes from (e.g. ``newstest2014``); inputs expanded from
-    ``bitext.corpora`` carry it, and it is kept as a column through every stage.
-
-    ``path``/``src``/``en`` may be globs and ``s3://`` URIs; ``{data}`` is the data root.
-    ``limit`` keeps the first N rows of each file, ``fraction`` the first fraction of them.
-    """
-
-    corpus: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
-    src_lang: str = Field(min_length=2, max_length=8)
-    format: Format = "text"
-    src: str | None = None
-    en: str | None = None
-    path: str | None = None
-    src_field: str = "src"
-    en_field: str = "en"
-    html_unescape: bool = False
-    limit: int | None = Field(default=None, ge=1)
-    fraction: float | None = Field(default=None, gt=0, le=1)
-    set: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
-
-    @model_validator(mode="after")
-    def _canonical_lang(self) -> InputConfig:
-        from paralib.corpora.langs import canonical
-
-        object.__setattr__(self, "src_lang", canonical(self.src_lang))
-        return self
-
-    @model_validator(mode="after")
-    def _paths_for_format(self) -> InputConfig:
-        two_files = self.format in ("text", "xnli", "bible")
-        if two_files and not (self.src and self.en):
-            raise ValueError(f"format '{self.format}' needs both 'src' and 'en' file paths")
-        if not two_files and not self.path:
-            raise ValueError(f"format '{self.format}' needs 'path'")
-        for key in ("src", "en", "path"):
-            value = getattr(self, key)
-            if value is not None:
-                object.__setattr__(self, key, expand(value))
-        return self
-
-    def files(self) -> list[str]:
-        """The configured path patterns (before glob expansion)."""
-        return [p for p in (self.src, self.en, self.path) if p]
-
-
-def input_name(corpus: str, src_lang: str, set_name: str | None) -> str:
-    """An input's name, which keys its shards and row ids: its corpus, with language and set
-    where a set is named (``wmt-news.de.newstest2014``)."""
-    return corpus if set_name is None else f"{corpus}.{src_lang}.{set_name}"
-
-
-def unique_corpora(inputs: list[InputConfig]) -> list[InputConfig]:
-    """Input names (:func:`input_name`) key shards and row ids: two inputs may not share one."""
-    names = [input_name(i.corpus, i.src_lang, i.set) for i in inputs]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise ValueError(f"corpus names must be unique across inputs: {', '.join(dup)}")
-    return inputs
-
-
-class CorpusRef(Strict):
-    """A corpus named in ``bitext.corpora`` (see ``paralib corpora``): ``langs`` is a list
-    of language codes (ISO 639-1, ISO 639-3 or BCP-47: ``de`` and ``deu`` are the same) or
-    ``all``; ``sets`` keeps only the sets matching these regular expressions; ``limit`` keeps
-    the first N pairs of each file pair, ``fraction`` the first fraction of them."""
-
-    name: str
-    langs: list[str] | Literal["all"] = "all"
-    sets: list[str] | None = None
-    limit: int | None = Field(default=None, ge=1)
-    fraction: float | None = Field(default=None, gt=0, le=1)
-
-    def inputs(self) -> list[InputConfig]:
-        """The file pairs of this corpus as bitext inputs."""
-        from paralib.corpora.registry import select_sets
-        from paralib.paths import data_root
-
-        return [InputConfig(corpus=s.corpus, src_lang=s.lang, format=s.format, src=s.src,
-                            en=s.en, set=s.set, limit=self.limit, fraction=self.fraction)
-                for s in select_sets(self.name, self.langs, self.sets, data_root())]
-
-    @model_validator(mode="after")
-    def _exists(self) -> CorpusRef:
-        self.inputs()  # unknown names, languages and sets fail here, naming the choices
-        return self
-
-
-class BitextChecks(Strict):
-    """Rejects beyond the reader's own (empty, undecodable, too long): a non-English side
-    equal to the English one after normalisation (``untranslated``), and a side whose letters
-    are less than ``min_script_share`` in the scripts of its language (0 turns it off)."""
-
-    untranslated: bool = True
-    min_script_share: float = Field(default=0.5, ge=0, le=1)
-    min_letters: int = Field(default=4, ge=1)
-
-
-class BitextConfig(Strict):
-    """Inputs (files, or corpora by name), sharding and the limits that turn bad rows into
-    rejects."""
-
-    inputs: list[InputConfig] = Field(default_factory=list)
-    corpora: list[CorpusRef] = Field(default_factory=list)
-    shard_rows: int = Field(default=5000, ge=1)
-    max_chars: int = Field(default=1000, ge=1)
-    checks: BitextChecks = Field(default_factory=BitextChecks)
-
-    _unique = field_validator("inputs")(classmethod(lambda cls, v: unique_corpora(v)))
-
-    def all_inputs(self) -> list[InputConfig]:
-        """``inputs`` followed by the file pairs of every named corpus."""
-        out = list(self.inputs)
-        for ref in self.corpora:
-            out += ref.inputs()
-        return unique_corpora(out)
 
 
 class DecontaminateConfig(Strict):

@@ -15,9 +15,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from paralib.commands import Command
 from paralib.corpora.captions import SPLITS
-
-COMMANDS = ("captions", "sts-sentences", "corpora")
 
 
 def _config_args(p: argparse.ArgumentParser) -> None:
@@ -26,8 +25,7 @@ def _config_args(p: argparse.ArgumentParser) -> None:
                    help="override a config value, e.g. --set bitext.shard_rows=2000")
 
 
-def add_parser(subparsers) -> None:
-    """Add ``captions`` and ``sts-sentences`` to an argparse ``add_subparsers()`` object."""
+def _add_captions(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "captions", help="Multi30k task-2 caption pairs in the back-translation schema",
         description="Write Multi30k task-2 caption pairs (caption k with caption k+1 of each "
@@ -41,7 +39,10 @@ def add_parser(subparsers) -> None:
                    help="only the first N images (4 pairs each)")
     p.add_argument("--overwrite", action="store_true",
                    help="delete the output first instead of resuming")
+    return p
 
+
+def _add_sts_sentences(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "sts-sentences", help="the sentences of an STS test year as a lines file",
         description="Write each distinct sentence of an STS year's input files once per line, "
@@ -54,10 +55,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--scored-only", action="store_true",
                    help="only sentences of pairs with a gold score (default: every test "
                    "sentence, as DCU §3.2)")
-    _add_corpora(subparsers)
+    return p
 
 
-def _add_corpora(subparsers) -> None:
+def _add_corpora(subparsers) -> argparse.ArgumentParser:
     from paralib.corpora.registry import CORPORA
 
     p = subparsers.add_parser(
@@ -70,6 +71,7 @@ def _add_corpora(subparsers) -> None:
     p.add_argument("--lang", dest="langs", action="append", default=[],
                    help="only this language (any code: de, deu, zho-TW); repeatable")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    return p
 
 
 def run(args: argparse.Namespace) -> int:
@@ -106,3 +108,12 @@ def run(args: argparse.Namespace) -> int:
 
     print(json.dumps(write_sts_sentences(output, args.year, args.scored_only, s3), indent=2))
     return 0
+
+
+COMMANDS = (
+    Command("captions", _add_captions, run, "paralib captions --split train "
+            "--output output/captions/pairs", logged=False),
+    Command("sts-sentences", _add_sts_sentences, run, "paralib sts-sentences --year 2016 "
+            "--output output/sts2016/sentences.txt", logged=False),
+    Command("corpora", _add_corpora, run, "paralib corpora", logged=False),
+)

@@ -8,40 +8,36 @@ issue 'Bitext at scale').
 :mod:`~paralib.decontaminate.evalsets` reads every evaluation sentence,
 :mod:`~paralib.decontaminate.normalise` defines normal forms, tokens and stable hashes, and
 :mod:`~paralib.decontaminate.index` holds the hashed index and the matcher.
+
+Names are imported on first use: :mod:`~paralib.io` reads normal forms without the index.
 """
 
-from paralib.decontaminate.evalsets import (
-    EVAL_SETS,
-    EvalSource,
-    eval_files,
-    eval_sentences,
-    eval_sources,
-    missing_sets,
-)
-from paralib.decontaminate.index import EvalIndex, default_cache_dir, fingerprint
-from paralib.decontaminate.normalise import (
-    bulk_forms,
-    hash_strings,
-    ngram_hashes,
-    normal_form,
-    tokens,
-    window_hashes,
-)
+from __future__ import annotations
 
-__all__ = [
-    "EVAL_SETS",
-    "EvalIndex",
-    "EvalSource",
-    "bulk_forms",
-    "default_cache_dir",
-    "eval_files",
-    "eval_sentences",
-    "eval_sources",
-    "fingerprint",
-    "hash_strings",
-    "missing_sets",
-    "ngram_hashes",
-    "normal_form",
-    "tokens",
-    "window_hashes",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "EVAL_SETS": "paralib.decontaminate.evalsets",
+    "EvalSource": "paralib.decontaminate.evalsets",
+    "eval_files": "paralib.decontaminate.evalsets",
+    "eval_sentences": "paralib.decontaminate.evalsets",
+    "eval_sources": "paralib.decontaminate.evalsets",
+    "missing_sets": "paralib.decontaminate.evalsets",
+    "EvalIndex": "paralib.decontaminate.index",
+    "default_cache_dir": "paralib.decontaminate.index",
+    "fingerprint": "paralib.decontaminate.index",
+    "bulk_forms": "paralib.decontaminate.normalise",
+    "hash_strings": "paralib.decontaminate.normalise",
+    "ngram_hashes": "paralib.decontaminate.normalise",
+    "normal_form": "paralib.decontaminate.normalise",
+    "tokens": "paralib.decontaminate.normalise",
+    "window_hashes": "paralib.decontaminate.normalise",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

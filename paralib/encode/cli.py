@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from paralib.commands import Command
 from paralib.config import add_config_args
 from paralib.errors import ConfigurationError
 
@@ -24,7 +25,7 @@ def flag_overrides(values: dict[str, object]) -> list[str]:
             if v is not None and v is not False]
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``encode`` subcommand to an argparse ``add_subparsers()`` object."""
     p = subparsers.add_parser(
         "encode", help="sentence vectors of text files (a Ray Data job; or one file to .npy)",
@@ -44,6 +45,7 @@ def add_parser(subparsers) -> None:
                    "or one per GPU)")
     p.add_argument("--overwrite", action="store_true",
                    help="delete what an earlier run wrote to the output folder")
+    return p
 
 
 def _npy(args: argparse.Namespace) -> int:
@@ -80,3 +82,7 @@ def run(args: argparse.Namespace) -> int:
     cfg = load_config(args.config, sets + args.overrides)
     print(encode(cfg, progress=not args.no_progress).text())
     return 0
+
+
+COMMANDS = (Command("encode", add_parser, run, "paralib encode --model models/paralib-en "
+                    "--input 'news/*.de.gz' --lang de --output output/encode-de"),)

@@ -21,9 +21,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from paralib.config import InputConfig
 from paralib.encode.config import TextInput
 from paralib.io.bitext import UTF16_BOMS, BitextError, ShardSpec, plan_shards, shard_texts
+from paralib.io.config import InputConfig
 from paralib.io.fs import S3Options, expand_glob, resolve
 from paralib.io.lines import CHUNK, is_gzip
 

@@ -15,12 +15,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from paralib.commands import Command
 from paralib.evaluate.base import SUITES
 from paralib.evaluate.common import Settings
 from paralib.evaluate.encoders import BASELINES, EvalModel, EvaluateError
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``evaluate`` subcommand to an argparse ``add_subparsers()`` object."""
     p = subparsers.add_parser("evaluate", help="evaluate sentence encoders (STS, STS 2017, "
                               "detection, Tatoeba, BUCC, neighbours, speed)",
@@ -48,6 +49,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--speed-sentences", type=int, default=Settings.speed_sentences,
                    help="sentences of the encoding speed set")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    return p
 
 
 def _model_arg(value: str) -> tuple[str, str]:
@@ -129,3 +131,7 @@ def run(args: argparse.Namespace) -> int:
     files = report["files"]
     print(f"report: {files['html']} (also {files['markdown']}, {files['json']})")
     return 0
+
+
+COMMANDS = (Command("evaluate", add_parser, run,
+                    "paralib evaluate --model models/paralib-en --baseline glove --suite sts"),)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from paralib.commands import Command
 from paralib.experiments.spec import (
     DEFAULT_OUT,
     SIZES,
@@ -105,3 +106,6 @@ def run(args: argparse.Namespace) -> int:
               f"{result.results})", file=sys.stderr)
         return 1
     return 0
+
+
+COMMANDS = (Command("experiment", add_parser, run, "paralib experiment encoders --size smoke"),)

@@ -13,14 +13,15 @@ import argparse
 import json
 import sys
 
+from paralib.commands import Command
 from paralib.export.run import TARGETS
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``export`` subcommand to an argparse ``add_subparsers()`` object."""
     p = subparsers.add_parser(
         "export", help="export a model folder for sentence-transformers or model2vec",
-        description=__doc__.splitlines()[0])  # its example: paralib.cli.EXAMPLES
+        description=__doc__.splitlines()[0])
     p.add_argument("model", metavar="MODEL", help="a paralib model folder")
     p.add_argument("out", metavar="OUT", help="the folder to write (an existing one is "
                    "replaced only when paralib made it)")
@@ -30,6 +31,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--quality", default=None, help="the benchmarks/quality.py results whose "
                    "row gives the card's model-index (default: "
                    "benchmarks/results/quality.json)")
+    return p
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,3 +52,7 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps({"out": str(done.out), "target": done.target, "module": done.module,
                       "name": done.name, "dim": done.dim, "load": load}, indent=2))
     return 0
+
+
+COMMANDS = (Command("export", add_parser, run, "paralib export models/paralib-en "
+                    "output/paralib-en-st --to sentence-transformers", logged=False),)

@@ -12,6 +12,7 @@ Rows a scorer cannot score (an empty translation, a NaN cost) are named by
 
 from __future__ import annotations
 
+import importlib
 from enum import Enum
 from typing import Any, ClassVar
 
@@ -19,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from paralib.errors import ConfigurationError
+from paralib.filters.tokenize import BatchCache
 
 
 class Direction(str, Enum):
@@ -41,10 +43,23 @@ class Scorer:
     requires: ClassVar[tuple[str, ...]] = ("ref", "trans")
     direction: ClassVar[Direction] = Direction.CLEAN_BETWEEN
     needs_actor: ClassVar[bool] = False  # loads a model: run in an actor pool
+    _tokens: BatchCache | None = None
 
     def __init__(self, **params: Any):
         if params:
             raise ScorerError(f"scorer '{self.name}' takes no parameters, got {sorted(params)}")
+
+    @property
+    def tokens(self) -> BatchCache:
+        """The tokens of the last batch (:func:`~paralib.filters.tokenize.pair_tokens`): the
+        scorer's own cache, or the one a scoring actor shares between all its scorers."""
+        if self._tokens is None:
+            self._tokens = BatchCache()
+        return self._tokens
+
+    @tokens.setter
+    def tokens(self, cache: BatchCache) -> None:
+        self._tokens = cache
 
     def setup(self) -> None:
         """Load models or tables; called once per worker before the first batch."""
@@ -102,9 +117,22 @@ def register(cls: type[Scorer]) -> type[Scorer]:
     return cls
 
 
+# The built-in scorers: one module of paralib.filters per scorer (add a module name here to
+# register a new one). They are imported by builtin_scorers(), on first use.
+SCORER_MODULES = ("length", "cost", "overlap", "bleu", "duplicates", "lm", "paraphrase",
+                  "classifier")
+
+
+def builtin_scorers() -> dict[str, type[Scorer]]:
+    """Every registered scorer by name, the built-in ones imported (and so registered)."""
+    for module in SCORER_MODULES:
+        importlib.import_module(f"paralib.filters.{module}")
+    return SCORERS
+
+
 def get_scorer(name: str, **params: Any) -> Scorer:
     """Instantiate the registered scorer ``name`` with ``params``."""
-    import paralib.filters  # noqa: F401  (registers the built-in scorers)
+    builtin_scorers()
 
     if name not in SCORERS:
         raise ScorerError(f"unknown scorer '{name}'; available: {', '.join(sorted(SCORERS))}")

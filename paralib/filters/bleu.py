@@ -55,7 +55,7 @@ class BleuScorer(Scorer):
     def invalid(self, batch: pd.DataFrame) -> pd.Series:
         """Empty texts, and translations with no tokens (BLEU is undefined at c = 0)."""
         reasons = super().invalid(batch)
-        toks = pair_tokens(batch)
+        toks = pair_tokens(batch, self.tokens)
         for side in ("trans", "ref"):
             bad = (toks.lengths[side] == 0) & (reasons == "").to_numpy()
             reasons[bad] = f"{side} has no tokens"
@@ -64,7 +64,7 @@ class BleuScorer(Scorer):
     def score(self, batch: pd.DataFrame) -> pd.DataFrame:
         """BLEU+1 of every translation against its reference."""
         self.check(batch)
-        toks = pair_tokens(batch)
+        toks = pair_tokens(batch, self.tokens)
         matches = np.stack([toks.matches(n) for n in range(1, ORDER + 1)])
         grams = np.stack([toks.totals("trans", n) for n in range(1, ORDER + 1)])
         value = nakov_bleu(matches, grams, toks.lengths["trans"], toks.lengths["ref"])

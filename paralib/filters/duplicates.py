@@ -37,7 +37,7 @@ class DuplicatesScorer(Scorer):
         trans = batch["trans"].fillna("").astype(str).str.strip()
         identical = (ref == trans).to_numpy()
         dup = pd.DataFrame({"r": ref.to_numpy(), "t": trans.to_numpy()}).duplicated().to_numpy()
-        toks = pair_tokens(batch)
+        toks = pair_tokens(batch, self.tokens)
         same_tok = pc.equal(toks.joined["ref"], toks.joined["trans"]).to_numpy(
             zero_copy_only=False)
         return pd.DataFrame({"duplicate": dup.astype(np.int8),

@@ -24,6 +24,6 @@ class LengthScorer(Scorer):
     def score(self, batch: pd.DataFrame) -> pd.DataFrame:
         """Token counts of both sides of every pair."""
         self.check(batch)
-        toks = pair_tokens(batch)
+        toks = pair_tokens(batch, self.tokens)
         return pd.DataFrame({"len_trans": toks.lengths["trans"], "len_ref": toks.lengths["ref"]},
                             index=batch.index)

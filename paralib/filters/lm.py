@@ -109,7 +109,8 @@ class LmScorer(Scorer):
         self.check(batch)
         self.setup()
         reasons = super().invalid(batch)
-        bad = (pair_tokens(batch).lengths["trans"] == 0) & (reasons == "").to_numpy()
+        empty = pair_tokens(batch, self.tokens).lengths["trans"] == 0
+        bad = empty & (reasons == "").to_numpy()
         reasons[bad] = "trans has no tokens"
         if self.by:
             groups = self._groups(batch)
@@ -125,7 +126,7 @@ class LmScorer(Scorer):
         self.check(batch)
         self.setup()
         assert self.models is not None
-        toks = pair_tokens(batch)
+        toks = pair_tokens(batch, self.tokens)
         texts = toks.joined["trans"].to_pylist()
         lens = toks.lengths["trans"]
         sent = np.repeat(np.arange(len(texts)), lens)

@@ -38,7 +38,7 @@ class OverlapScorer(Scorer):
     def invalid(self, batch: pd.DataFrame) -> pd.Series:
         """Empty texts, and pairs whose shorter side has fewer than 3 tokens."""
         reasons = super().invalid(batch)
-        toks = pair_tokens(batch)
+        toks = pair_tokens(batch, self.tokens)
         top = max(self.orders)
         for side in ("trans", "ref"):
             n = toks.lengths[side]
@@ -50,7 +50,7 @@ class OverlapScorer(Scorer):
     def score(self, batch: pd.DataFrame) -> pd.DataFrame:
         """Overlap of orders 1-3 for every pair."""
         self.check(batch)
-        toks = pair_tokens(batch)
+        toks = pair_tokens(batch, self.tokens)
         out = {}
         for n in self.orders:
             out[f"overlap{n}"] = overlap(toks.matches(n), toks.totals("ref", n),

@@ -7,8 +7,10 @@ strength (Table 3); 2018 §5.4 selects training data by it. Any encoder with
 
 - ``"glove"`` (default): :class:`paralib.baselines.glove.GloveAverageEncoder`;
 - ``"package.module:factory"``: ``factory()`` returns the encoder;
+- a trained paralib model folder (``config.json`` of format ``paralib-encoder``, as
+  ``paralib train`` and ``models/paralib-en`` hold): loaded with :func:`paralib.models.load`;
 - a folder holding ``paralib-encoder.json`` with ``{"loader": "package.module:function"}``:
-  ``function(folder)`` returns the encoder (how trained encoders are saved).
+  ``function(folder)`` returns the encoder (any other encoder saved to a folder).
 
 A sentence whose embedding is the zero vector (no known word) has no cosine: the scorer names
 the row in :meth:`ParaphraseScorer.invalid` and its score is NaN.
@@ -18,16 +20,15 @@ from __future__ import annotations
 
 import importlib
 import json
-import weakref
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from paralib.filters.base import Direction, Scorer, ScorerError, register
-from paralib.filters.tokenize import pair_texts, row_positions
+from paralib.filters.tokenize import BatchCache, pair_texts
+from paralib.models.folder import CONFIG, FORMAT
 
 
 class Encoder(Protocol):
@@ -46,6 +47,14 @@ def _import(spec: str) -> Any:
         raise ScorerError(f"encoder '{spec}': cannot import it ({e})") from e
 
 
+def _model_format(folder: Path) -> object:
+    """The ``format`` of a model folder's ``config.json`` (None when it has none)."""
+    try:
+        return json.loads((folder / CONFIG).read_text()).get("format")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def load_encoder(spec: str) -> Encoder:
     """Build the encoder named by ``spec`` (see the module docstring)."""
     if spec == "glove":
@@ -54,9 +63,14 @@ def load_encoder(spec: str) -> Encoder:
         return GloveAverageEncoder()
     folder = Path(spec).expanduser()
     if folder.is_dir():
+        if _model_format(folder) == FORMAT:
+            from paralib.models import load
+
+            return load(folder)
         card = folder / "paralib-encoder.json"
         if not card.is_file():
-            raise ScorerError(f"encoder folder {folder} has no paralib-encoder.json")
+            raise ScorerError(f"encoder folder {folder} has neither a paralib model's {CONFIG} "
+                              f"(format {FORMAT!r}) nor a paralib-encoder.json")
         loader = json.loads(card.read_text()).get("loader")
         if not isinstance(loader, str):
             raise ScorerError(f"{card}: no 'loader' string")
@@ -92,7 +106,7 @@ class ParaphraseScorer(Scorer):
         self.encoder_spec = encoder
         self.batch_size = int(batch_size)
         self.encoder: Encoder | None = None
-        self._last: tuple[Any, tuple[pa.Array, pa.Array], np.ndarray, np.ndarray] | None = None
+        self._embedded = BatchCache()  # the embeddings of the last batch
 
     def setup(self) -> None:
         """Load the encoder (once per worker)."""
@@ -116,17 +130,13 @@ class ParaphraseScorer(Scorer):
         """Embeddings of both sides; reused for the same batch or an ordered row subset of
         it with the same texts (``invalid(batch)`` then ``score(batch[ok])``)."""
         texts = pair_texts(batch)
-        if self._last is not None:
-            parent = self._last[0]()
-            pos = row_positions(batch, parent) if parent is not None else None
-            if pos is not None and len(pos) <= len(self._last[1][0]):
-                take = pa.array(pos, type=pa.int64())
-                if texts[0].equals(self._last[1][0].take(take)) and \
-                        texts[1].equals(self._last[1][1].take(take)):
-                    return self._last[2][pos], self._last[3][pos]
+        hit = self._embedded.lookup(batch, texts)
+        if hit is not None:
+            (ref, trans), pos = hit
+            return ref[pos], trans[pos]
         ref = self._embed(texts[0].to_pylist())
         trans = self._embed(texts[1].to_pylist())
-        self._last = (weakref.ref(batch), texts, ref, trans)
+        self._embedded.store(batch, texts, (ref, trans))
         return ref, trans
 
     def invalid(self, batch: pd.DataFrame) -> pd.Series:

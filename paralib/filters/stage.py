@@ -20,6 +20,7 @@ from paralib.config import Config
 from paralib.console import data_progress_bars
 from paralib.filters.base import Scorer, ScorerError, get_scorer
 from paralib.filters.config import ScorerSpec
+from paralib.filters.tokenize import BatchCache
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
 from paralib.io.shards import (
@@ -113,8 +114,10 @@ class ScoreActor:
 
     def __init__(self, specs: list[dict], s3: S3Options | None = None):
         self.scorers = [get_scorer(s["type"], **s.get("params", {})) for s in specs]
+        shared = BatchCache()  # one tokenisation of each batch for every scorer
         for sc in self.scorers:
             sc.s3 = s3  # for scorers whose model is on S3 (lm, classifier)
+            sc.tokens = shared
             sc.setup()
 
     def __call__(self, batch: pd.DataFrame) -> pd.DataFrame:

@@ -10,14 +10,16 @@ trained on references tokenised the same way.
 For speed a batch is tokenised once into flat integer arrays (a vocabulary shared by the two
 columns, tokens per sentence), and the clipped n-gram matches of every pair are counted with one
 numpy sort per order over packed (pair, n-gram) keys, not with per-row dictionaries.
-:func:`pair_tokens` caches the result for the batch object it was given, so the length,
-overlap, BLEU, duplicates and LM scorers share one tokenisation of each batch.
+:func:`pair_tokens` reuses the result for the batch object it was given through a
+:class:`BatchCache` its caller owns: a scoring actor gives one to all its scorers, so the
+length, overlap, BLEU, duplicates and LM scorers share one tokenisation of each batch.
 """
 
 from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -197,9 +199,6 @@ def encode_pairs(ref: pd.Series | list[str], trans: pd.Series | list[str]) -> Pa
                       vocab=enc.dictionary.to_pylist())
 
 
-_cache: dict[str, object] = {}
-
-
 def pair_texts(batch: pd.DataFrame) -> tuple[pa.Array, pa.Array]:
     """The ``ref`` and ``trans`` columns as Arrow strings (missing texts as "")."""
     return _arrow_strings(batch["ref"]), _arrow_strings(batch["trans"])
@@ -218,32 +217,57 @@ def row_positions(batch: pd.DataFrame, parent: pd.DataFrame) -> np.ndarray | Non
     return pos
 
 
-def pair_tokens(batch: pd.DataFrame) -> PairTokens:
-    """Tokens of ``batch``'s ``ref`` and ``trans`` columns, computed once per batch.
+class BatchCache:
+    """What was computed for the last batch, kept by its owner (a scoring actor shares one
+    between its scorers; a scorer keeps its own), never by this module.
 
-    The last batch's result is kept (with a weak reference to the batch and its texts), so
-    scorers called one after another on the same batch tokenise it once, and a row subset of
-    it in the same order (``batch[ok]``, as the scoring stage passes to ``score()`` after
-    ``invalid()``) reuses its tokens. Reuse needs the texts to be equal to the cached ones
-    (compared in full, in Arrow), so an edited batch is tokenised afresh.
+    The batch is held by a weak reference, with its texts: :meth:`lookup` finds the cached
+    value when it is asked about the same batch or an ordered row subset of it
+    (``batch[ok]``, as the scoring stage passes to ``score()`` after ``invalid()``) whose
+    texts are equal to the cached ones (compared in full, in Arrow), so that an edited batch
+    is computed afresh."""
+
+    def __init__(self) -> None:
+        self._batch: weakref.ref | None = None
+        self._texts: tuple[pa.Array, pa.Array] | None = None
+        self.value: Any = None
+
+    def lookup(self, batch: pd.DataFrame, texts: tuple[pa.Array, pa.Array]
+               ) -> tuple[Any, np.ndarray] | None:
+        """The cached value and the positions of ``batch``'s rows in the cached batch."""
+        parent = self._batch() if self._batch is not None else None
+        if parent is None or self._texts is None:
+            return None
+        pos = row_positions(batch, parent)
+        if pos is None or len(pos) > len(self._texts[0]):
+            return None
+        take = pa.array(pos, type=pa.int64())
+        if texts[0].equals(self._texts[0].take(take)) and \
+                texts[1].equals(self._texts[1].take(take)):
+            return self.value, pos
+        return None
+
+    def store(self, batch: pd.DataFrame, texts: tuple[pa.Array, pa.Array], value: Any) -> None:
+        """Keep ``value`` as what was computed for ``batch`` (whose texts are ``texts``)."""
+        self._batch, self._texts, self.value = weakref.ref(batch), texts, value
+
+
+def pair_tokens(batch: pd.DataFrame, cache: BatchCache | None = None) -> PairTokens:
+    """Tokens of ``batch``'s ``ref`` and ``trans`` columns.
+
+    With a ``cache`` (:class:`BatchCache`), the tokens of the last batch are reused for the
+    same batch or an ordered row subset of it, so scorers called one after another on a batch
+    tokenise it once; without one, the batch is tokenised afresh.
     """
     texts = pair_texts(batch)
-    ref = _cache.get("batch")
-    parent = ref() if ref is not None else None  # type: ignore[operator]
-    result = None
-    if parent is not None:
-        pos = row_positions(batch, parent)
-        cached_ref, cached_trans = _cache["texts"]  # type: ignore[misc]
-        if pos is not None and len(pos) <= len(cached_ref):
-            take = pa.array(pos, type=pa.int64())
-            if texts[0].equals(cached_ref.take(take)) and \
-                    texts[1].equals(cached_trans.take(take)):
-                cached: PairTokens = _cache["tokens"]  # type: ignore[assignment]
-                if len(pos) == cached.n and (pos == np.arange(len(pos))).all():
-                    return cached
-                result = cached.take(pos)
-    if result is None:
+    hit = cache.lookup(batch, texts) if cache is not None else None
+    if hit is not None:
+        cached, pos = hit
+        if len(pos) == cached.n and (pos == np.arange(len(pos))).all():
+            return cached
+        result = cached.take(pos)
+    else:
         result = encode_pairs(texts[0], texts[1])
-    _cache.clear()
-    _cache.update(batch=weakref.ref(batch), texts=texts, tokens=result)
+    if cache is not None:
+        cache.store(batch, texts, result)
     return result

@@ -1,13 +1,25 @@
-"""KenLM 3-gram language models of references, for the perplexity filter (2017 §5.6)."""
+"""KenLM 3-gram language models of references, for the perplexity filter (2017 §5.6).
 
-from paralib.lm.train import (
-    KenLMNotFoundError,
-    find_kenlm_binary,
-    hold_out_references,
-    kenlm_tools_available,
-    train_lm,
-    train_lms,
-)
+Names are imported on first use, so that reading a config does not import the trainer.
+"""
 
-__all__ = ["KenLMNotFoundError", "find_kenlm_binary", "hold_out_references",
-           "kenlm_tools_available", "train_lm", "train_lms"]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "KenLMNotFoundError": "paralib.lm.train",
+    "find_kenlm_binary": "paralib.lm.train",
+    "hold_out_references": "paralib.lm.train",
+    "kenlm_tools_available": "paralib.lm.train",
+    "train_lm": "paralib.lm.train",
+    "train_lms": "paralib.lm.train",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import argparse
 
+from paralib.commands import Command
 from paralib.config import add_config_args
 from paralib.encode.cli import flag_overrides
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``mine`` subcommand to an argparse ``add_subparsers()`` object."""
     p = subparsers.add_parser(
         "mine", help="translation pairs between two monolingual corpora (margin-scored "
@@ -38,6 +39,7 @@ def add_parser(subparsers) -> None:
                    help="keep pairs with at least this margin; the rest go to rejects/")
     p.add_argument("--overwrite", action="store_true",
                    help="delete what an earlier run wrote to the output folder")
+    return p
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,3 +55,7 @@ def run(args: argparse.Namespace) -> int:
     cfg = load_config(args.config, sets + args.overrides)
     print(run_mine(cfg, progress=not args.no_progress).text())
     return 0
+
+
+COMMANDS = (Command("mine", add_parser, run,
+                    "paralib mine output/encode-de output/encode-en --output output/mine"),)

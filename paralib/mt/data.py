@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from paralib.config import InputConfig
 from paralib.decontaminate.normalise import bulk_forms, hash_strings
 from paralib.io.bitext import plan_shards, read_shard
+from paralib.io.config import InputConfig
 from paralib.io.lines import iter_lines
 
 if TYPE_CHECKING:

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from paralib.config import BacktranslateConfig, Config, InputConfig
+from paralib.config import BacktranslateConfig, Config
 from paralib.console import data_progress_bars
 from paralib.io.bitext import BitextError, plan_shards, read_shards, shard_inputs
+from paralib.io.config import InputConfig
 from paralib.io.fs import check_s3_paths
 from paralib.io.stage import (
     StageReport,

@@ -15,10 +15,11 @@ import sys
 
 import yaml
 
+from paralib.commands import Command
 from paralib.tune.space import SEARCHES
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``tune`` subcommand to an argparse ``add_subparsers()`` object."""
     p = subparsers.add_parser("tune", help="tune selection and training with Ray Tune",
                               description=__doc__.splitlines()[0])
@@ -45,6 +46,7 @@ def add_parser(subparsers) -> None:
                    "space file's, else sts and stsb); --suite none skips the evaluation")
     p.add_argument("--no-asha", action="store_true", help="run every trial to the end")
     p.add_argument("--no-progress", action="store_true", help="hide Tune's progress tables")
+    return p
 
 
 def _flow(value) -> str:
@@ -100,3 +102,7 @@ def run(args: argparse.Namespace) -> int:
     files = summary["files"]
     print(f"report: {files['html']} (also {files['markdown']}, {files['json']})")
     return 0 if best else 1
+
+
+COMMANDS = (Command("tune", add_parser, run, "paralib tune --space tune/spaces/learning-rate.yaml "
+                    "--config configs/train-sp.yaml"),)

@@ -108,3 +108,22 @@ def test_stage_pattern_invalid_then_score_subset(m30k_pairs):
     fresh = get_scorer("paraphrase").score(good).para_score
     np.testing.assert_allclose(out.to_numpy(), fresh.to_numpy())
     assert out.notna().all() and list(out.index) == list(good.index)
+
+
+def test_encoder_from_a_trained_model_folder(hand_pairs, tmp_path, en_text):
+    """A folder ``paralib train`` wrote (config.json, weights, tokenizers) is loaded with
+    paralib.models.load, and the score is the cosine of that model's vectors."""
+    import paralib
+    from paralib.models import random_encoder, save_model
+
+    enc = random_encoder("word", en_text, vocab_size=500, dim=16, seed=0, languages=("en",))
+    folder = save_model(enc.model, tmp_path / "model", enc.languages, enc.info, "# test\n")
+    sc = get_scorer("paraphrase", encoder=str(folder))
+    got = sc.score(hand_pairs).para_score.to_numpy()
+    model = paralib.load(folder)
+    ref, trans = model.encode(hand_pairs.ref.tolist()), model.encode(hand_pairs.trans.tolist())
+    want = (ref * trans).sum(1) / (np.linalg.norm(ref, axis=1) * np.linalg.norm(trans, axis=1))
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    (folder / "config.json").write_text(json.dumps({"format": "something-else"}))
+    with pytest.raises(ScorerError, match="neither a paralib model"):
+        get_scorer("paraphrase", encoder=str(folder)).score(hand_pairs)

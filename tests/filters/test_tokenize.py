@@ -7,6 +7,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
+from paralib.filters import get_scorer
 from paralib.filters import tokenize as tk
 
 
@@ -44,13 +45,33 @@ def test_dense_fallback_gives_the_same_counts(m30k_pairs, monkeypatch):
 
 
 def test_pair_tokens_is_cached_per_batch_object(m30k_pairs):
+    cache = tk.BatchCache()  # owned by the caller (a scoring actor)
     batch = m30k_pairs.head(50).copy()
-    first = tk.pair_tokens(batch)
-    assert tk.pair_tokens(batch) is first
+    first = tk.pair_tokens(batch, cache)
+    assert tk.pair_tokens(batch, cache) is first
     other = batch.copy()
     other.loc[0, "trans"] = "something else entirely"
-    assert tk.pair_tokens(other) is not first
-    assert tk.pair_tokens(other).lengths["trans"][0] == 3
+    assert tk.pair_tokens(other, cache) is not first
+    assert tk.pair_tokens(other, cache).lengths["trans"][0] == 3
+
+
+def test_without_a_cache_nothing_is_kept(m30k_pairs):
+    batch = m30k_pairs.head(20).copy()
+    assert tk.pair_tokens(batch) is not tk.pair_tokens(batch)
+    assert not [k for k, v in vars(tk).items() if isinstance(v, (dict, list, set))
+                and not k.startswith("__")], "module-level mutable state"
+
+
+def test_a_scoring_actor_shares_one_tokenisation(m30k_pairs):
+    from paralib.filters.stage import ScoreActor
+
+    actor = ScoreActor([{"type": "length"}, {"type": "overlap"}, {"type": "bleu"}])
+    assert len({id(sc.tokens) for sc in actor.scorers}) == 1
+    batch = m30k_pairs.head(30).copy()
+    actor(batch)
+    assert actor.scorers[0].tokens.value is not None
+    alone = [get_scorer("length"), get_scorer("bleu")]
+    assert alone[0].tokens is not alone[1].tokens  # each scorer on its own: its own cache
 
 
 def test_empty_and_missing_texts_have_no_tokens():
@@ -61,13 +82,14 @@ def test_empty_and_missing_texts_have_no_tokens():
 
 
 def test_row_subset_reuses_tokens_and_matches_fresh(m30k_pairs):
+    cache = tk.BatchCache()  # owned by the caller (a scoring actor)
     batch = m30k_pairs.head(300).copy()
-    full = tk.pair_tokens(batch)
+    full = tk.pair_tokens(batch, cache)
     full.matches(2)
     ok = np.ones(len(batch), dtype=bool)
     ok[[0, 17, 150, 299]] = False
     good = batch[ok].copy()  # what the scoring stage scores after invalid()
-    sub = tk.pair_tokens(good)
+    sub = tk.pair_tokens(good, cache)
     fresh = tk.encode_pairs(good.ref, good.trans)
     assert sub is not full and len(sub.vocab) == len(full.vocab) > len(fresh.vocab)
     for n in (1, 2, 3, 4):
@@ -75,20 +97,21 @@ def test_row_subset_reuses_tokens_and_matches_fresh(m30k_pairs):
     np.testing.assert_array_equal(sub.lengths["trans"], fresh.lengths["trans"])
     assert sub.joined["trans"].to_pylist() == fresh.joined["trans"].to_pylist()
     # reordered or edited rows are not a subset: tokenised afresh
-    tk.pair_tokens(batch)
+    tk.pair_tokens(batch, cache)
     shuffled = batch.iloc[::-1]
-    assert tk.pair_tokens(shuffled).lengths["ref"][0] == full.lengths["ref"][-1]
-    tk.pair_tokens(batch)
+    assert tk.pair_tokens(shuffled, cache).lengths["ref"][0] == full.lengths["ref"][-1]
+    tk.pair_tokens(batch, cache)
     edited = batch[ok].copy()
     edited.iloc[0, edited.columns.get_loc("trans")] = "a b c d e f g h i j k l"
-    assert tk.pair_tokens(edited).lengths["trans"][0] == 12
+    assert tk.pair_tokens(edited, cache).lengths["trans"][0] == 12
 
 
 def test_edit_of_any_row_is_seen(m30k_pairs):
+    cache = tk.BatchCache()  # owned by the caller (a scoring actor)
     batch = m30k_pairs.head(200).copy()
-    before = tk.pair_tokens(batch).lengths["trans"][123]
+    before = tk.pair_tokens(batch, cache).lengths["trans"][123]
     batch.iloc[123, batch.columns.get_loc("trans")] = "one two"  # in place, not a probe row
-    assert tk.pair_tokens(batch).lengths["trans"][123] == 2 != before
+    assert tk.pair_tokens(batch, cache).lengths["trans"][123] == 2 != before
 
 
 def test_tokens_never_hold_whitespace_and_do_not_depend_on_earlier_calls(m30k_pairs):
