@@ -250,7 +250,7 @@ def run(args) -> int:
         from paralib.train.run import train
 
         summary = train(_load(args), progress=progress, fresh=args.fresh)
-        print(json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=2))
+        print(json.dumps({k: v for k, v in summary.dump().items() if k != "history"}, indent=2))
         return 0
     if args.command == "evaluate":
         from paralib.evaluate.cli import run as run_evaluate

@@ -19,6 +19,7 @@ import pandas as pd
 import torch
 
 from paralib.config import Config
+from paralib.contracts import TrainingSummary
 from paralib.models import ParaphraseModel, save_model
 from paralib.models.folder import check_replaceable
 from paralib.train.dev import load_dev
@@ -41,7 +42,7 @@ def _bilingual(cfg: Config, data: pd.DataFrame) -> bool:
     return bool((data["lang1"] != data["lang2"]).any())
 
 
-def train_local(cfg: Config, trained: bool = True) -> dict:
+def train_local(cfg: Config, trained: bool = True) -> TrainingSummary:
     """Train ``cfg.train`` in this process and write the model folder ``cfg.train.output``;
     returns the summary written to ``training.json`` (the keys of ``paralib train``'s).
 
@@ -64,10 +65,10 @@ def train_local(cfg: Config, trained: bool = True) -> dict:
     info = {"languages": languages, "workers": 1, "pairs": len(data), "epoch": best_epoch,
             "dev": best_score, "history": history}
     save_model(model, out, tuple(languages), info, card(tcfg, info))
-    summary = {"model": str(out), "pairs": len(data), "rejected": len(rejects),
-               "best_epoch": best_epoch, "dev": tcfg.dev, "dev_pearson": best_score,
-               "workers": 1, "gpu": False, "bilingual": bilingual, "languages": languages,
-               "history": history, "engine": "local", "trained": trained}
+    summary = TrainingSummary(
+        model=str(out), pairs=len(data), rejected=len(rejects), best_epoch=best_epoch,
+        dev=tcfg.dev, dev_pearson=best_score, workers=1, gpu=False, bilingual=bilingual,
+        languages=languages, history=history, engine="local", trained=trained)
     if len(rejects):
         rejects.to_parquet(out / "rejects.parquet", index=False)
     if history:

@@ -34,12 +34,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from paralib.contracts import EvalReport, RunRecord
 from paralib.experiments.book import write_section
 from paralib.experiments.lock import run_lock
 from paralib.experiments.needs import unmet_all
 from paralib.experiments.plan import RunPlan, plan_runs
 from paralib.experiments.plots import plot_experiment
-from paralib.experiments.records import RECORDS, RecordStore, complete, selected
+from paralib.experiments.records import RECORDS, RecordStore, complete, read_record, selected
 from paralib.experiments.render import RunInfo, render_section
 from paralib.experiments.spec import (
     DEFAULT_OUT,
@@ -120,13 +121,6 @@ def _setup(plan: RunPlan) -> dict[str, Any]:
             "trained": plan.trained, "engine": plan.engine}
 
 
-def _read(path: Path) -> dict[str, Any] | None:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-
-
 def _train(plan: RunPlan, progress: bool) -> dict[str, Any]:
     cfg = plan.config
     assert cfg is not None
@@ -140,10 +134,12 @@ def _train(plan: RunPlan, progress: bool) -> dict[str, Any]:
         if run_dir.exists() and (not key.is_file() or key.read_text() != plan.train_key):
             shutil.rmtree(run_dir)
         key.write_text(plan.train_key)
-        return {**train(cfg, progress=progress), "engine": "ray", "trained": True}
+        summary = train(cfg, progress=progress)
+        summary.engine, summary.trained = "ray", True
+        return summary.dump()
     from paralib.experiments.local_train import train_local
 
-    return train_local(cfg, trained=plan.trained)
+    return train_local(cfg, trained=plan.trained).dump()
 
 
 def _select(plan: RunPlan) -> dict[str, Any]:
@@ -163,7 +159,7 @@ def _evaluate(plan: RunPlan, suites: list[str], settings) -> dict[str, Any]:
         model = make_baseline(plan.baseline)
         model.name = plan.name
     report = evaluate({plan.name: model}, suites, out=None, progress=False, settings=settings)
-    return {suite: task["models"][plan.name] for suite, task in report["tasks"].items()}
+    return EvalReport.load(report).results(plan.name)
 
 
 def _make_model(plan: RunPlan, old: dict[str, Any], record: dict[str, Any],
@@ -199,7 +195,7 @@ def train_seconds(wall: float, summary: dict[str, Any]) -> float:
 def _candidate(cand: RunPlan, progress: bool, store: RecordStore) -> dict[str, Any]:
     """Train one candidate of a tuned run, or reuse its record (this machine's with its
     model, or a kept one without); a failure is its record's status."""
-    old = _read(cand.folder / RECORD) or {}
+    old = read_record(cand.folder / RECORD) or {}
     if not (old.get("train_key") == cand.train_key and old.get("train")):
         old = store.read(cand.folder) or {}
     rec: dict[str, Any] = {"name": cand.name, "params": cand.params, "status": "ok",
@@ -265,7 +261,8 @@ def _properties(plan: RunPlan) -> dict[str, float]:
 
 def _write(plan: RunPlan, record: dict[str, Any], store: RecordStore) -> None:
     plan.folder.mkdir(parents=True, exist_ok=True)
-    (plan.folder / RECORD).write_text(json.dumps(record, indent=2, default=str))
+    (plan.folder / RECORD).write_text(json.dumps(RunRecord.load(record).dump(), indent=2,
+                                                 default=str))
     store.keep(plan.folder, record)
 
 
@@ -281,7 +278,7 @@ def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool 
     if plan.missing:
         return {**base, "status": "missing", "message": "; ".join(plan.missing)}
     store = store or RecordStore(None)
-    old = _read(plan.folder / RECORD) or {}
+    old = read_record(plan.folder / RECORD) or {}
     if not plan.report:
         for prev in (old, store.read(plan.folder)):
             if complete(prev, plan.train_key, plan.eval_key):

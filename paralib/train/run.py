@@ -13,6 +13,7 @@ import pandas as pd
 import pyarrow as pa
 
 from paralib.config import Config
+from paralib.contracts import TrainingSummary
 from paralib.io import fs
 from paralib.models.folder import check_replaceable, replace_with
 from paralib.models.model import fit_tokenizers
@@ -88,7 +89,7 @@ def _last_info(checkpoint) -> dict:
 
 
 def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
-          fresh: bool = False) -> dict:
+          fresh: bool = False) -> TrainingSummary:
     """Train the configured encoder; returns the summary written to ``training.json``.
 
     A run of the same ``train.name`` resumes from its latest checkpoint when its config is
@@ -170,14 +171,14 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
         replace_with(Path(tmp) / "model", out)
     info = json.loads((out / "config.json").read_text())["info"]
     last = _last_info(result.checkpoint) if result.checkpoint else info
-    summary = {"model": str(out), "pairs": len(data), "rejected": len(rejects),
-               "best_epoch": info["epoch"], "dev": tcfg.dev, "dev_pearson": info.get("dev"),
-               "workers": tcfg.workers, "gpu": use_gpu, "bilingual": bilingual,
-               "languages": languages, "history": last["history"],
-               "resumed_from_epoch": last.get("resumed_from", 0),
-               "run": f"{_storage(tcfg.storage_path)}/{tcfg.name}",
-               "decontaminated": (decontamination_counts(rejects) if tcfg.decontaminate
-                                  else "off (train.decontaminate: false)")}
+    summary = TrainingSummary(
+        model=str(out), pairs=len(data), rejected=len(rejects), best_epoch=info["epoch"],
+        dev=tcfg.dev, dev_pearson=info.get("dev"), workers=tcfg.workers, gpu=use_gpu,
+        bilingual=bilingual, languages=languages, history=last["history"],
+        resumed_from_epoch=last.get("resumed_from", 0),
+        run=f"{_storage(tcfg.storage_path)}/{tcfg.name}",
+        decontaminated=(decontamination_counts(rejects) if tcfg.decontaminate
+                        else "off (train.decontaminate: false)"))
     if len(rejects):
         rejects.to_parquet(out / "rejects.parquet", index=False)
     write_report(out, summary)

@@ -98,6 +98,7 @@ def run_trial(config: dict[str, Any], setup: TrialSetup) -> None:
         if fs.is_s3(root):
             fs.upload_dir(model_dir, fs.join(root, MODEL_DIR), s3)
     # written last: a trial without it was stopped (by ASHA) or failed
-    summary["model"] = fs.join(root, MODEL_DIR)
+    summary.model = fs.join(root, MODEL_DIR)
     fs.write_bytes(fs.join(root, DONE_FILE), json.dumps(
-        {k: v for k, v in summary.items() if k != "history"}, indent=2, default=str).encode(), s3)
+        {k: v for k, v in summary.dump().items() if k != "history"}, indent=2,
+        default=str).encode(), s3)

@@ -16,8 +16,8 @@ def test_a_collapsing_lstm_is_warned_about_and_reported(tmp_path, caplog):
         "model": {"parts": [{"name": "lstm", "dim": 32}]}}})
     with caplog.at_level(logging.WARNING, logger="paralib.experiments.local_train"):
         summary = train_local(cfg)
-    assert [h["collapsed"] for h in summary["history"]] == [True, True]
-    assert all(h["dev_cos_sd"] < 0.01 for h in summary["history"])
+    assert [h["collapsed"] for h in summary.history] == [True, True]
+    assert all(h["dev_cos_sd"] < 0.01 for h in summary.history)
     warned = [r.getMessage() for r in caplog.records]
     assert len(warned) == 2 and warned[0].startswith("lstm-captions: epoch 1: the encoder has "
                                                      "collapsed")
