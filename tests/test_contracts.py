@@ -75,10 +75,10 @@ def test_the_fingerprints_of_the_committed_runs_are_unchanged(monkeypatch):
                     if kept is None:
                         continue
                     compared += 1
-                    same = kept["train_key"] == run.train_key
+                    same = kept.train_key == run.train_key
                     assert same != (run.name in drifted), (exp.name, size, run.name)
-                    if same and run is plan and "eval_key" in kept:
-                        assert kept["eval_key"] == plan.eval_key, (exp.name, run.name)
+                    if same and run is plan and kept.eval_key is not None:
+                        assert kept.eval_key == plan.eval_key, (exp.name, run.name)
     assert compared >= 15
 
 
