@@ -88,7 +88,7 @@ def distill_model2vec(python: str, out: Path) -> tuple[str, float]:
 def train_paralib(pairs: Path, epochs: int, out: Path, vocab: int) -> Path:
     """paralib's trainer (the shipped recipe) on ``pairs``, in this process."""
     from paralib.config import Config
-    from paralib.experiments.local_train import train_local
+    from paralib.train.run import train_local
 
     cfg = Config.model_validate({"train": {
         "sources": [{"kind": "corpus", "path": str(pairs)}], "decontaminate": False,

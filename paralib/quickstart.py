@@ -23,13 +23,13 @@ from pathlib import Path
 from paralib.analysis.run import run_analyze
 from paralib.classifier.run import run_classifier
 from paralib.config import Config
-from paralib.evaluate import evaluate, make_baseline
+from paralib.contracts import EvalReport, TrainingSummary
+from paralib.evaluate import make_baseline
 from paralib.filters.stage import score
 from paralib.io.shards import read_output
 from paralib.lm.run import run_lm
 from paralib.paths import models_root
-from paralib.select import run_select
-from paralib.train.run import train
+from paralib.runs import Evaluation, Hooks, run
 from paralib.translate.backtranslate import backtranslate
 from paralib.translate.translator import model_info
 
@@ -44,18 +44,17 @@ def shipped_model() -> Path:
     return models_root() / "paralib-en"
 
 
-def results_table(ev: dict) -> str:
+def results_table(ev: dict | EvalReport) -> str:
     """Per-year STS means, their mean and STS Benchmark (Pearson x100) of every model."""
+    ev = EvalReport.load(ev)
     years = ["2012", "2013", "2014", "2015", "2016"]
     head = (f"{'model':<22}" + "".join(f"{y:>7}" for y in years)
             + f"{'all':>7}{'B dev':>7}{'B test':>7}")
     rows = [head]
-    for name in ev["models"]:
-        sts = ev["tasks"]["sts"]["models"][name]
-        stsb = ev["tasks"]["stsb"]["models"][name].get("sets", {})
-        cells = [sts.get("years", {}).get(y, {}).get("pearson") for y in years]
-        cells += [sts.get("all", {}).get("pearson")]
-        cells += [stsb.get(s, {}).get("pearson") for s in ("dev", "test")]
+    for name in ev.models:
+        cells = [ev.pearson("sts", name, "years", y) for y in years]
+        cells += [ev.pearson("sts", name, "all")]
+        cells += [ev.pearson("stsb", name, "sets", s) for s in ("dev", "test")]
         rows.append(f"{name:<22}" + "".join(f"{c:7.1f}" if c is not None else f"{'-':>7}"
                                             for c in cells))
     return "\n".join(rows)
@@ -94,45 +93,50 @@ def quickstart(cfg: Config, progress: bool = True) -> dict:
     sc = score(cfg, progress=progress)
     print(sc.text())
 
+    # steps 4, 6 and 7 are one run of the run service; step 5 reads its selection
+    evaluation = Evaluation(["sts", "stsb"], out=Path(cfg.train.output).parent / "evaluate",
+                            progress=progress)
+    made: dict = {}
+
+    def selected(sel: dict) -> None:
+        for st in sel["steps"]:
+            print(f"  {st['step']}: {st['kept']} rows kept")
+        print(f"selected {sel['rows_out']} pairs: {sel['files']['pairs']}")
+        _step(5, "analysis report")
+        made["report"] = run_analyze(cfg.analyze, s3)
+        _step(6, "training an SP encoder on the selected pairs with Ray Train")
+
+    def trained(summary: TrainingSummary) -> None:
+        removed = summary.decontaminated
+        print(f"trained on {summary.pairs} pairs ({summary.rejected} rejected); "
+              "decontaminated against every evaluation set: "
+              + (", ".join(f"{k} removed {v}" for k, v in removed.items()) or "none removed"
+                 if isinstance(removed, dict) else str(removed)))
+        for h in summary.history:
+            print(f"  epoch {h['epoch']}: loss {h['loss']:.4f}, STS Benchmark dev "
+                  f"{h['dev_pearson']:.1f}, {h['pairs_per_s']:.0f} pairs/s")
+        print(f"model {summary.model} (best epoch {summary.best_epoch})")
+        _step(7, "evaluating on STS 2012-2016 and STS Benchmark next to the baselines")
+        evaluation.beside = {**({SHIPPED: str(shipped_model())} if shipped_model().is_dir()
+                                else {}), **{name: make_baseline(name) for name in BASELINES}}
+
+    def evaluated(ev: EvalReport) -> None:
+        print(results_table(ev))
+        made["ev"] = ev
+
     _step(4, "selecting a training set")
-    sel = run_select(cfg.select, s3)
-    for st in sel["steps"]:
-        print(f"  {st['step']}: {st['kept']} rows kept")
-    print(f"selected {sel['rows_out']} pairs: {sel['files']['pairs']}")
-
-    _step(5, "analysis report")
-    report = run_analyze(cfg.analyze, s3)
-
-    _step(6, "training an SP encoder on the selected pairs with Ray Train")
-    trained = train(cfg, progress=progress, fresh=True)  # a demo: it trains anew each run
-    removed = trained["decontaminated"]
-    print(f"trained on {trained['pairs']} pairs ({trained['rejected']} rejected); "
-          "decontaminated against every evaluation set: "
-          + (", ".join(f"{k} removed {v}" for k, v in removed.items()) or "none removed"
-             if isinstance(removed, dict) else str(removed)))
-    for h in trained["history"]:
-        print(f"  epoch {h['epoch']}: loss {h['loss']:.4f}, STS Benchmark dev "
-              f"{h['dev_pearson']:.1f}, {h['pairs_per_s']:.0f} pairs/s")
-    print(f"model {trained['model']} (best epoch {trained['best_epoch']})")
-
-    _step(7, "evaluating on STS 2012-2016 and STS Benchmark next to the baselines")
-    models = {"quickstart-sp": trained["model"],
-              **({SHIPPED: str(shipped_model())} if shipped_model().is_dir() else {}),
-              **{name: make_baseline(name) for name in BASELINES}}
-    out = str(Path(trained["model"]).parent / "evaluate")
-    ev = evaluate(models, ["sts", "stsb"], out, progress=progress)
-    table = results_table(ev)
-    print(table)
-    stsb = ev["tasks"]["stsb"]["models"]["quickstart-sp"]["sets"]
-    print(f"STS Benchmark Pearson x100 of the quickstart model: dev "
-          f"{stsb['dev']['pearson']:.1f}, test {stsb['test']['pearson']:.1f}")
+    record = run(cfg, "quickstart-sp", select=True, engine="ray", progress=progress,
+                 fresh=True,  # a demo: it trains anew each run
+                 evaluation=evaluation, hooks=Hooks(selected, trained, evaluated))
+    ev, report = made["ev"], made["report"]
+    dev, test = (ev.pearson("stsb", "quickstart-sp", "sets", s) for s in ("dev", "test"))
+    print(f"STS Benchmark Pearson x100 of the quickstart model: dev {dev:.1f}, test {test:.1f}")
     elapsed = time.perf_counter() - t0
     summary = {"seconds": round(elapsed, 1), "backtranslate": bt.rows_out,
                "candidates": bt.hypotheses, "scored": sc.rows_out,
-               "selected": sel["rows_out"], "report": str(report),
-               "model": trained["model"], "stsb_dev": round(stsb["dev"]["pearson"], 2),
-               "stsb_test": round(stsb["test"]["pearson"], 2),
-               "evaluation": ev["files"]["html"]}
+               "selected": record.selection["rows_out"], "report": str(report),
+               "model": record.train.model, "stsb_dev": round(dev, 2),
+               "stsb_test": round(test, 2), "evaluation": ev.files["html"]}
     print(f"\nquickstart finished in {elapsed:.0f}s: {json.dumps(summary)}")
-    print(f"open {report} and {ev['files']['html']}")
+    print(f"open {report} and {ev.files['html']}")
     return summary

@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from paralib.config import Config
+from paralib.contracts import StageManifest
 from paralib.decontaminate.index import EvalIndex
 from paralib.decontaminate.normalise import hash_strings
 from paralib.io import fs as pfs
@@ -144,11 +145,11 @@ def drop_repeats(out: str, key: str, parts: list[tuple[str, np.ndarray]],
             write_part(out, "data", key, kept, s3)
         fs.delete_file(path)
         moved += n
-    counts = read_marker(out, key, s3) or {}
-    counts["rows_out"] -= moved
-    counts["hypotheses"] -= moved
-    counts["rows_rejected"] += moved
-    counts["reasons"][DUPLICATE] = counts["reasons"].get(DUPLICATE, 0) + moved
+    counts = read_marker(out, key, s3) or StageManifest()
+    counts.rows_out -= moved
+    counts.hypotheses -= moved
+    counts.rows_rejected += moved
+    counts.reasons = {**counts.reasons, DUPLICATE: counts.reasons.get(DUPLICATE, 0) + moved}
     write_marker(out, key, counts, s3)
     return moved
 

@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from paralib.contracts import EvalReport
 from paralib.evaluate.plots import bar_chart, plot_name, plot_values
 from paralib.evaluate.tables import TABLES, Table, status_notes
 
@@ -31,26 +32,27 @@ def clean(obj: Any) -> Any:
     return obj
 
 
-def sections(report: dict, out: Path | None = None) -> list[dict]:
+def sections(report: dict | EvalReport, out: Path | None = None) -> list[dict]:
     """One section per task: title, paper, notes, tables and (when ``out``) its plot."""
     result = []
-    for suite, task in report["tasks"].items():
-        tables: list[Table] = TABLES[suite](task) if task.get("models") else []
+    for suite, entry in EvalReport.load(report).tasks.items():
+        task = entry.model_dump(exclude_unset=True)
+        tables: list[Table] = TABLES[suite](task) if entry.models else []
         plot = None
         spec = plot_values(suite, task)
         if out is not None and spec is not None:
             plot = f"{PLOTS}/{plot_name(suite)}"
             bar_chart(*spec, out / plot)
-        result.append({"suite": suite, "title": task["title"], "paper": task["paper"],
-                       "notes": task.get("notes", []), "status": status_notes(task),
+        result.append({"suite": suite, "title": entry.title, "paper": entry.paper,
+                       "notes": entry.notes, "status": status_notes(task),
                        "tables": tables, "plot": plot})
     return result
 
 
-def _models_table(report: dict) -> Table:
+def _models_table(report: EvalReport) -> Table:
     rows = [[name, m["kind"], m["description"],
              "any" if m["languages"] is None else ", ".join(m["languages"])]
-            for name, m in report["models"].items()]
+            for name, m in report.models.items()]
     return Table("Models", ["Model", "Kind", "Description", "Languages"], rows)
 
 
@@ -65,10 +67,10 @@ def _md_table(t: Table) -> str:
     return "\n".join(lines)
 
 
-def markdown(report: dict, secs: list[dict]) -> str:
+def markdown(report: EvalReport, secs: list[dict]) -> str:
     """The Markdown report."""
-    parts = ["# paralib evaluation", "", f"Data: `{report['data']}`; suites: "
-             f"{', '.join(report['suites'])}; seed {report['seed']}.", "",
+    parts = ["# paralib evaluation", "", f"Data: `{report.data}`; suites: "
+             f"{', '.join(report.suites)}; seed {report.seed}.", "",
              _md_table(_models_table(report))]
     for s in secs:
         parts += ["", f"## {s['title']}", "", f"*{s['paper']}*", ""]
@@ -92,7 +94,7 @@ def _html_table(t: Table) -> str:
             f"<tbody>{body}</tbody></table>{notes}")
 
 
-def to_html(report: dict, secs: list[dict]) -> str:
+def to_html(report: EvalReport, secs: list[dict]) -> str:
     """The HTML report (plots referenced as ``plots/*.png`` next to it)."""
     e = html.escape
     parts = ["<!doctype html><html><head><meta charset='utf-8'>",
@@ -101,8 +103,8 @@ def to_html(report: dict, secs: list[dict]) -> str:
              "border-bottom:1px solid #ddd;text-align:left}.note{color:#555}"
              ".status{color:#a40}</style></head><body>",
              "<h1>paralib evaluation</h1>",
-             f"<p>Data: <code>{e(report['data'])}</code>; suites: "
-             f"{e(', '.join(report['suites']))}; seed {report['seed']}.</p>",
+             f"<p>Data: <code>{e(report.data)}</code>; suites: "
+             f"{e(', '.join(report.suites))}; seed {report.seed}.</p>",
              _html_table(_models_table(report))]
     for s in secs:
         parts += [f"<h2 id='{e(s['suite'])}'>{e(s['title'])}</h2>",
@@ -118,9 +120,10 @@ def to_html(report: dict, secs: list[dict]) -> str:
     return "\n".join(parts)
 
 
-def write_report(report: dict, out: str | Path) -> dict[str, Any]:
+def write_report(report: dict | EvalReport, out: str | Path) -> dict[str, Any]:
     """Write ``report.json``, ``report.md``, ``report.html`` and ``plots/`` into ``out``;
     returns their paths (``plots``: suite → PNG)."""
+    report = EvalReport.load(report)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     secs = sections(report, folder)
@@ -129,7 +132,7 @@ def write_report(report: dict, out: str | Path) -> dict[str, Any]:
     (folder / REPORT_MD).write_text(markdown(report, secs), encoding="utf-8")
     (folder / REPORT_HTML).write_text(to_html(report, secs), encoding="utf-8")
     files["plots"] = {s["suite"]: str(folder / s["plot"]) for s in secs if s["plot"]}
-    report = {**report, "files": files}
-    (folder / REPORT_JSON).write_text(json.dumps(clean(report), indent=2, ensure_ascii=False),
+    (folder / REPORT_JSON).write_text(json.dumps(clean({**report.dump(), "files": files}),
+                                                 indent=2, ensure_ascii=False),
                                       encoding="utf-8")
     return files

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from paralib.contracts import EvalReport
 from paralib.evaluate import bucc, detection, neighbours, speed, sts, sts17, tatoeba  # noqa: F401
 from paralib.evaluate.base import SUITES, TASKS
 from paralib.evaluate.common import Settings, error, missing
@@ -73,7 +74,8 @@ def evaluate(encoders: Mapping[str, Any], suites: Iterable[str] = ("all",),
              out: str | Path | None = None, data: str | Path | None = None,
              progress: bool = True, settings: Settings | None = None) -> dict:
     """Evaluate ``encoders`` on ``suites``; write ``report.json``, ``report.md``,
-    ``report.html`` and ``plots/`` to ``out`` (when given); return the report dict.
+    ``report.html`` and ``plots/`` to ``out`` (when given); return the report dict (an
+    :class:`~paralib.contracts.EvalReport` dumped).
 
     ``encoders`` maps a display name to a model folder path, an
     :class:`~paralib.evaluate.encoders.EvalModel` (e.g. from
@@ -132,6 +134,7 @@ def evaluate(encoders: Mapping[str, Any], suites: Iterable[str] = ("all",),
         entry["data"] = {k: describe_data(v) for k, v in (loaded or {}).items()}
         report["tasks"][suite] = entry
     bar.close()
+    report = EvalReport.load(report).dump()  # the contract of every reader of the report
     if out is not None:
         from paralib.evaluate.report import write_report
 

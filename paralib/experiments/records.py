@@ -22,29 +22,34 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from paralib.contracts import RunRecord
 from paralib.experiments.spec import DEFAULT_OUT, Experiment, ExperimentError
 from paralib.paths import PROJECT_ROOT
 
 RECORDS = PROJECT_ROOT / "docs" / "results" / "runs"
+RECORD = "run.json"  # a run's record in its working folder
 
 
-def complete(record: dict[str, Any] | None, train_key: str, eval_key: str) -> bool:
+def complete(record: dict[str, Any] | RunRecord | None, train_key: str, eval_key: str) -> bool:
     """Whether ``record`` is a finished run with these training and evaluation fingerprints
-    (its results can stand for the run without its model). A tuned run whose choice missed a
-    candidate for any reason but a selection too small for the size is not: it was kept
-    before such runs failed, and is made again."""
-    return bool(record) and record.get("status") == "ok" and "results" in record and \
-        record.get("train_key") == train_key and record.get("eval_key") == eval_key and \
-        all(too_few_pairs(c) for c in (record.get("tuned") or {}).get("candidates", [])
-            if c.get("status") == "error")
+    (:meth:`paralib.contracts.RunRecord.complete`)."""
+    return bool(record) and RunRecord.load(record).complete(train_key, eval_key)
 
 
-def too_few_pairs(candidate: dict[str, Any]) -> bool:
-    """Whether a failed candidate (its summary in a tuned record) failed only because its
-    selection is smaller than the size: its flag, or for records made before the flag, the
-    message of a :class:`~paralib.select.steps.SelectError`."""
-    return bool(candidate.get("too_few_pairs",
-                              str(candidate.get("message")).startswith("SelectError:")))
+def read_record(path: Path) -> RunRecord | None:
+    """The run record in ``path`` (migrated to the current contract), ``None`` when there is
+    none or it cannot be read (a run made again)."""
+    try:
+        return RunRecord.load(json.loads(path.read_text()))
+    except (OSError, ValueError):
+        return None
+
+
+def write_record(run_folder: Path, record: RunRecord, store: RecordStore) -> None:
+    """Write a run's record to its folder's ``run.json`` and keep it in ``store``."""
+    run_folder.mkdir(parents=True, exist_ok=True)
+    (run_folder / RECORD).write_text(json.dumps(record.dump(), indent=2, default=str))
+    store.keep(run_folder, record)
 
 
 class RecordStore:
@@ -69,25 +74,20 @@ class RecordStore:
         rel = run_folder.relative_to(self.runs) if inside else Path(run_folder.name)
         return self.folder / rel.parent / f"{rel.name}.json"
 
-    def read(self, run_folder: Path) -> dict[str, Any] | None:
+    def read(self, run_folder: Path) -> RunRecord | None:
         """The kept record of that run, or ``None`` (none kept, or unreadable)."""
         path = self.path(run_folder)
-        if path is None or not path.is_file():
-            return None
-        try:
-            return json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError):
-            return None
+        return None if path is None else read_record(path)
 
-    def keep(self, run_folder: Path, record: dict[str, Any]) -> None:
+    def keep(self, run_folder: Path, record: RunRecord | dict[str, Any]) -> None:
         """Keep a finished run's record, or a trained candidate's (others are not kept: they
         are made again), less whether this invocation reused it; a file that already holds
         that record is not written again, so reusing a run leaves it untouched."""
         path = self.path(run_folder)
-        if path is None or record.get("status") != "ok" or not (record.get("results") or
-                                                                 record.get("train")):
+        record = RunRecord.load(record)
+        if path is None or record.status != "ok" or not (record.results or record.train):
             return
-        kept = {key: value for key, value in record.items() if key != "reused"}
+        kept = {key: value for key, value in record.dump().items() if key != "reused"}
         text = json.dumps(kept, indent=2, sort_keys=True, default=str) + "\n"
         if path.is_file() and path.read_text() == text:
             return

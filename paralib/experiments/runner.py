@@ -24,7 +24,6 @@ import json
 import logging
 import os
 import shlex
-import shutil
 import sys
 import time
 import traceback
@@ -34,12 +33,20 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from paralib.contracts import RunRecord
 from paralib.experiments.book import write_section
 from paralib.experiments.lock import run_lock
 from paralib.experiments.needs import unmet_all
 from paralib.experiments.plan import RunPlan, plan_runs
 from paralib.experiments.plots import plot_experiment
-from paralib.experiments.records import RECORDS, RecordStore, complete, selected
+from paralib.experiments.records import (
+    RECORD,
+    RECORDS,
+    RecordStore,
+    read_record,
+    selected,
+    write_record,
+)
 from paralib.experiments.render import RunInfo, render_section
 from paralib.experiments.spec import (
     DEFAULT_OUT,
@@ -50,8 +57,9 @@ from paralib.experiments.spec import (
     load_experiment,
 )
 from paralib.experiments.table import TableData, build_table
+from paralib.experiments.tuned import make_tuned, making
 from paralib.paths import PROJECT_ROOT
-from paralib.select.steps import SelectError
+from paralib.runs import Evaluation, run
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +67,6 @@ BOOK = PROJECT_ROOT / "docs" / "RESULTS.md"
 # set by the runner for every run (its own folders), after the overrides
 RUNNER_KEYS = frozenset({"train.output", "train.name", "train.storage_path", "select.output"})
 PLOTS = PROJECT_ROOT / "docs" / "results" / "experiments"
-RECORD = "run.json"
 
 
 @dataclass
@@ -68,7 +75,7 @@ class ExperimentResult:
 
     experiment: Experiment
     size: str
-    records: dict[str, dict[str, Any]]
+    records: dict[str, dict[str, Any]]  # each a RunRecord, dumped
     table: TableData
     seconds: float
     results: Path
@@ -120,141 +127,6 @@ def _setup(plan: RunPlan) -> dict[str, Any]:
             "trained": plan.trained, "engine": plan.engine}
 
 
-def _read(path: Path) -> dict[str, Any] | None:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-
-
-def _train(plan: RunPlan, progress: bool) -> dict[str, Any]:
-    cfg = plan.config
-    assert cfg is not None
-    if plan.engine == "ray" and plan.trained:
-        from paralib.train.run import train
-
-        # Ray Train resumes a run of the same name from its latest checkpoint: keep that for
-        # an interrupted run of this very config, never for checkpoints of another one
-        run_dir = Path(cfg.train.storage_path) / cfg.train.name
-        key = plan.folder / "training.key"
-        if run_dir.exists() and (not key.is_file() or key.read_text() != plan.train_key):
-            shutil.rmtree(run_dir)
-        key.write_text(plan.train_key)
-        return {**train(cfg, progress=progress), "engine": "ray", "trained": True}
-    from paralib.experiments.local_train import train_local
-
-    return train_local(cfg, trained=plan.trained)
-
-
-def _select(plan: RunPlan) -> dict[str, Any]:
-    from paralib.select import run_select
-
-    cfg = plan.config
-    assert cfg is not None
-    report = run_select(cfg.select, cfg.s3.options())
-    return {"rows_in": report["rows_in"], "rows_out": report["rows_out"]}
-
-
-def _evaluate(plan: RunPlan, suites: list[str], settings) -> dict[str, Any]:
-    from paralib.evaluate import evaluate, make_baseline
-
-    model: Any = str(plan.model_dir)
-    if plan.baseline:
-        model = make_baseline(plan.baseline)
-        model.name = plan.name
-    report = evaluate({plan.name: model}, suites, out=None, progress=False, settings=settings)
-    return {suite: task["models"][plan.name] for suite, task in report["tasks"].items()}
-
-
-def _make_model(plan: RunPlan, old: dict[str, Any], record: dict[str, Any],
-                progress: bool, need_model: bool = True) -> None:
-    """Select and train ``plan`` into ``record``, or reuse the model ``old`` describes when
-    its training fingerprint matches (without the model on this machine unless
-    ``need_model``)."""
-    if old.get("train_key") == plan.train_key and old.get("train") and \
-            (not need_model or (plan.model_dir / "config.json").is_file()):
-        record["train"], record["selection"] = old["train"], old.get("selection")
-        record["seconds"].update({k: v for k, v in old.get("seconds", {}).items()
-                                  if k in ("select", "train")})
-        return
-    record["reused"] = False
-    plan.folder.mkdir(parents=True, exist_ok=True)
-    if plan.select:
-        t0 = time.perf_counter()
-        record["selection"] = _select(plan)
-        record["seconds"]["select"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    record["train"] = _train(plan, progress)
-    record["seconds"]["train"] = train_seconds(time.perf_counter() - t0, record["train"])
-
-
-def train_seconds(wall: float, summary: dict[str, Any]) -> float:
-    """Training seconds of a run: this call's wall time plus, for a run Ray Train resumed
-    from a checkpoint, the recorded seconds of the epochs made before it (their setup time,
-    not in an epoch's record, is not counted)."""
-    before = summary.get("resumed_from_epoch") or 0
-    return wall + sum(h.get("seconds") or 0.0 for h in summary.get("history", [])[:before])
-
-
-def _candidate(cand: RunPlan, progress: bool, store: RecordStore) -> dict[str, Any]:
-    """Train one candidate of a tuned run, or reuse its record (this machine's with its
-    model, or a kept one without); a failure is its record's status."""
-    old = _read(cand.folder / RECORD) or {}
-    if not (old.get("train_key") == cand.train_key and old.get("train")):
-        old = store.read(cand.folder) or {}
-    rec: dict[str, Any] = {"name": cand.name, "params": cand.params, "status": "ok",
-                           "train_key": cand.train_key, "seconds": {}, "reused": True}
-    try:
-        _make_model(cand, old, rec, progress, need_model=False)
-    except Exception as exc:  # a candidate that cannot be made is left out of the choice
-        log.warning("tune candidate %s failed: %s", cand.folder, exc)
-        rec.update(status="error", message=f"{type(exc).__name__}: {exc}", reused=False,
-                   too_few_pairs=isinstance(exc, SelectError))
-    _write(cand, rec, store)
-    return rec
-
-
-def _make_tuned(plan: RunPlan, record: dict[str, Any], progress: bool,
-                store: RecordStore) -> None:
-    """2017 §5.5-5.7: a model per candidate, the best dev score chosen (:mod:`tuned`); the
-    chosen one is trained again when its record was kept elsewhere and its model is not
-    here."""
-    from paralib.experiments.tuned import choose, score
-
-    metric = plan.tune_metric or "train/dev_pearson"
-    recs = [_candidate(c, progress, store) for c in plan.candidates]
-    best = choose(recs, metric, plan.tune_mode)
-    record["tuned"] = {
-        "metric": metric, "mode": plan.tune_mode,
-        "chosen": plan.candidates[best].name if best is not None else None,
-        "params": plan.candidates[best].params if best is not None else None,
-        "value": score(recs[best], metric) if best is not None else None,
-        "candidates": [{"label": c.name, "params": c.params, "status": r["status"],
-                        "message": r.get("message"), "value": score(r, metric),
-                        "too_few_pairs": bool(r.get("too_few_pairs")),
-                        "pairs": (r.get("train") or {}).get("pairs")}
-                       for c, r in zip(plan.candidates, recs, strict=True)]}
-    for key in ("select", "train"):
-        record["seconds"][key] = sum((r["seconds"].get(key) or 0) for r in recs)
-    broken = [f"{c.name} ({r['message']})" for c, r in zip(plan.candidates, recs, strict=True)
-              if r["status"] == "error" and not r.get("too_few_pairs")]
-    if broken:  # only a selection too small for the size leaves a candidate out for good
-        raise ExperimentError(f"{len(broken)} candidate(s) of the tuned run failed, so it is "
-                              f"made again next time: {'; '.join(broken)}")
-    if best is None:
-        raise ExperimentError(f"no candidate of the tuned run has a {metric} score "
-                              f"({len(recs)} tried)")
-    plan.chosen = plan.candidates[best]
-    record["train"], record["selection"] = recs[best]["train"], recs[best].get("selection")
-    if not (plan.chosen.model_dir / "config.json").is_file():
-        again: dict[str, Any] = {"seconds": {}}
-        _make_model(plan.chosen, {}, again, progress)
-        record["train"], record["selection"] = again["train"], again.get("selection")
-        record["retrained"] = plan.chosen.name
-        for key, value in again["seconds"].items():
-            record["seconds"][key] += value
-
-
 def _properties(plan: RunPlan) -> dict[str, float]:
     """The run's ``properties`` measured on its data (:mod:`paralib.experiments.overlap`)."""
     from paralib.experiments.overlap import measure
@@ -263,59 +135,53 @@ def _properties(plan: RunPlan) -> dict[str, float]:
     return {name: measure(name, opts, plan.config) for name, opts in plan.properties.items()}
 
 
-def _write(plan: RunPlan, record: dict[str, Any], store: RecordStore) -> None:
-    plan.folder.mkdir(parents=True, exist_ok=True)
-    (plan.folder / RECORD).write_text(json.dumps(record, indent=2, default=str))
-    store.keep(plan.folder, record)
-
-
 def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool = False,
-            store: RecordStore | None = None, held: bool = False) -> dict[str, Any]:
+            store: RecordStore | None = None, held: bool = False) -> RunRecord:
     """Make one run (or reuse it) and return its record (also written to ``run.json`` and,
     when finished, kept in ``store``). A finished record with the run's fingerprints, in the
     run's folder or in ``store``, is reused whole, with or without the model; a ``held`` run
     without one is left for a later invocation."""
     base = {"name": plan.name, "setup": _setup(plan), "seconds": {}}
     if plan.skipped:
-        return {**base, "status": "skipped", "message": f"not run at size {size}"}
+        return RunRecord(**base, status="skipped", message=f"not run at size {size}")
     if plan.missing:
-        return {**base, "status": "missing", "message": "; ".join(plan.missing)}
+        return RunRecord(**base, status="missing", message="; ".join(plan.missing))
     store = store or RecordStore(None)
-    old = _read(plan.folder / RECORD) or {}
+    old = read_record(plan.folder / RECORD)
     if not plan.report:
         for prev in (old, store.read(plan.folder)):
-            if complete(prev, plan.train_key, plan.eval_key):
-                record = {**prev, **base, "seconds": prev.get("seconds", {}), "reused": True}
-                _write(plan, record, store)
-                return record
+            if prev is not None and prev.complete(plan.train_key, plan.eval_key):
+                prev.name, prev.setup, prev.reused = plan.name, base["setup"], True
+                write_record(plan.folder, prev, store)
+                return prev
     if held:
-        return {**base, "status": "held", "message": "not among --only: left for a later "
-                "invocation"}
+        return RunRecord(**base, status="held", message="not among --only: left for a later "
+                         "invocation")
     # a finished record was reused whole above: from here on the run is evaluated, at least
-    record = {**base, "status": "ok", "train_key": plan.train_key, "eval_key": plan.eval_key,
-              "reused": False}
+    record = RunRecord(**base, status="ok", train_key=plan.train_key, eval_key=plan.eval_key,
+                       reused=False)
     try:
         if plan.report:  # numbers another stage wrote: read afresh every time
-            record.update(train=None,
-                          results={"report": json.loads(Path(plan.report).read_text())})
-            _write(plan, record, RecordStore(None))
+            record.train = None
+            record.results = {"report": json.loads(Path(plan.report).read_text())}
+            write_record(plan.folder, record, RecordStore(None))
             return record
-        if plan.baseline:
-            record["train"] = None
-        elif plan.candidates:
-            _make_tuned(plan, record, progress, store)
+        evaluation = Evaluation(list(exp.evaluate.suites), settings)
+        if plan.candidates:
+            make_tuned(plan, record, progress, store)
+            run(None, plan.name, record=record, evaluation=evaluation, model=plan.model_dir)
         else:
-            _make_model(plan, old, record, progress)
-        t0 = time.perf_counter()
-        record["results"] = _evaluate(plan, list(exp.evaluate.suites), settings)
+            run(plan.config, plan.name, record=record, evaluation=evaluation,
+                baseline=plan.baseline, **making(plan, progress, previous=old))
         if plan.properties:
-            record["properties"] = _properties(plan)
-        record["seconds"]["evaluate"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            record.properties = _properties(plan)
+            record.seconds["evaluate"] += time.perf_counter() - t0
     except Exception as exc:  # one failing run must not stop the experiment
         log.error("run %s failed:\n%s", plan.name, traceback.format_exc())
-        record.update(status="error", message=f"{type(exc).__name__}: {exc}")
-    record["made"] = _now()
-    _write(plan, record, store)
+        record.status, record.message = "error", f"{type(exc).__name__}: {exc}"
+    record.made = _now()
+    write_record(plan.folder, record, store)
     return record
 
 
@@ -421,7 +287,7 @@ def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
         for i, plan in enumerate(plans, 1):
             t = time.perf_counter()
             by_run[plan.name] = rec = run_one(plan, exp, size, settings, progress, store,
-                                               held=not selected(plan.name, only))
+                                               held=not selected(plan.name, only)).dump()
             extra = f" ({rec.get('message')})" if rec["status"] != "ok" else \
                 " (reused)" if rec.get("reused") else ""
             say(f"[{exp.name} {size}] {i}/{len(plans)} {plan.name}: {rec['status']}{extra} "

@@ -14,13 +14,21 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paralib.config import Config
+from paralib.contracts import RunRecord
 from paralib.experiments.metrics import MetricError, read_metric
+from paralib.experiments.records import RECORD, RecordStore, read_record, write_record
 from paralib.experiments.spec import ExperimentError, TuneSpec
 from paralib.paths import PROJECT_ROOT
+
+if TYPE_CHECKING:
+    from paralib.experiments.plan import RunPlan
+
+log = logging.getLogger(__name__)
 
 
 def candidate_values(tune: TuneSpec, size: str) -> dict[str, list[Any]]:
@@ -96,3 +104,72 @@ def choose(records: list[dict[str, Any]], metric: str, mode: str = "max") -> int
         return None
     sign = 1.0 if mode == "max" else -1.0
     return max(scored, key=lambda p: (sign * p[1], -p[0]))[0]
+
+
+def making(plan: RunPlan, progress: bool, **more: Any) -> dict[str, Any]:
+    """The options of :func:`paralib.runs.make_model` for ``plan`` (a run or a candidate)."""
+    return {"select": plan.select, "engine": plan.engine, "trained": plan.trained,
+            "train_key": plan.train_key, "progress": progress, **more}
+
+
+def _candidate(cand: RunPlan, progress: bool, store: RecordStore) -> RunRecord:
+    """Train one candidate of a tuned run, or reuse its record (this machine's with its
+    model, or a kept one without); a failure is its record's status."""
+    from paralib.runs import make_model
+    from paralib.select.steps import SelectError
+
+    old = read_record(cand.folder / RECORD)
+    if not (old is not None and old.train_key == cand.train_key and old.train):
+        old = store.read(cand.folder)
+    rec = RunRecord(name=cand.name, params=cand.params, status="ok", train_key=cand.train_key,
+                    seconds={}, reused=True)
+    assert cand.config is not None
+    try:
+        make_model(cand.config, rec, **making(cand, progress, previous=old, need_model=False))
+    except Exception as exc:  # a candidate that cannot be made is left out of the choice
+        log.warning("tune candidate %s failed: %s", cand.folder, exc)
+        rec.status, rec.message = "error", f"{type(exc).__name__}: {exc}"
+        rec.reused, rec.too_few_pairs = False, isinstance(exc, SelectError)
+    write_record(cand.folder, rec, store)
+    return rec
+
+
+def make_tuned(plan: RunPlan, record: RunRecord, progress: bool, store: RecordStore) -> None:
+    """2017 §5.5-5.7: a model per candidate, the best dev score chosen; the chosen one is
+    trained again when its record was kept elsewhere and its model is not here."""
+    from paralib.runs import make_model
+
+    metric = plan.tune_metric or "train/dev_pearson"
+    recs = [_candidate(c, progress, store) for c in plan.candidates]
+    dumped = [r.dump() for r in recs]
+    best = choose(dumped, metric, plan.tune_mode)
+    record.tuned = {
+        "metric": metric, "mode": plan.tune_mode,
+        "chosen": plan.candidates[best].name if best is not None else None,
+        "params": plan.candidates[best].params if best is not None else None,
+        "value": score(dumped[best], metric) if best is not None else None,
+        "candidates": [{"label": c.name, "params": c.params, "status": r.status,
+                        "message": r.message, "value": score(d, metric),
+                        "too_few_pairs": bool(r.too_few_pairs),
+                        "pairs": (d.get("train") or {}).get("pairs")}
+                       for c, r, d in zip(plan.candidates, recs, dumped, strict=True)]}
+    for key in ("select", "train"):
+        record.seconds[key] = sum((r.seconds.get(key) or 0) for r in recs)
+    broken = [f"{c.name} ({r.message})" for c, r in zip(plan.candidates, recs, strict=True)
+              if r.status == "error" and not r.too_few_pairs]
+    if broken:  # only a selection too small for the size leaves a candidate out for good
+        raise ExperimentError(f"{len(broken)} candidate(s) of the tuned run failed, so it is "
+                              f"made again next time: {'; '.join(broken)}")
+    if best is None:
+        raise ExperimentError(f"no candidate of the tuned run has a {metric} score "
+                              f"({len(recs)} tried)")
+    plan.chosen = chosen = plan.candidates[best]
+    record.train, record.selection = recs[best].train, recs[best].selection
+    if not (chosen.model_dir / "config.json").is_file():
+        again = RunRecord(seconds={})
+        assert chosen.config is not None
+        make_model(chosen.config, again, **making(chosen, progress))
+        record.train, record.selection = again.train, again.selection
+        record.retrained = chosen.name
+        for key, value in again.seconds.items():
+            record.seconds[key] += value

@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 
 from paralib.config import Config
 from paralib.console import data_progress_bars
+from paralib.contracts import StageManifest
 from paralib.filters.base import Scorer, ScorerError, get_scorer
 from paralib.filters.config import ScorerSpec
 from paralib.filters.tokenize import BatchCache
@@ -61,8 +62,10 @@ def input_shards(folder: str, s3: S3Options | None) -> dict[str, list[str]]:
 def input_rows(folder: str, keys: list[str], s3: S3Options | None) -> int | None:
     """Data rows of the input shards ``keys`` (their markers' output rows, ``hypotheses``):
     the total of the stage's progress bar; ``None`` when a marker lacks the count."""
-    counts = [(read_marker(folder, k, s3) or {}).get("hypotheses") for k in keys]
-    return None if any(c is None for c in counts) else int(sum(counts))
+    marks = [read_marker(folder, k, s3) for k in keys]
+    if any(m is None or "hypotheses" not in m.model_fields_set for m in marks):
+        return None
+    return int(sum(m.hypotheses for m in marks if m is not None))
 
 
 def input_columns(shards: dict[str, list[str]], s3: S3Options | None) -> list[str]:
@@ -159,12 +162,13 @@ def score(cfg: Config, progress: bool = True) -> StageReport:
     report = StageReport(output=sc_cfg.output, unit="scored pairs", shards=len(shards),
                          stage="score")
     specs = [s.model_dump() for s in sc_cfg.scorers]
-    upstream = {k: (read_marker(sc_cfg.input, k, s3) or {}).get("fingerprint") for k in shards}
+    upstream = {k: getattr(read_marker(sc_cfg.input, k, s3), "fingerprint", None)
+                for k in shards}
     prints = {k: fingerprint(files, specs, upstream[k]) for k, files in shards.items()}
     keys = pending(list(shards), sc_cfg.output, s3, report, prints)
     for key in [k for k in keys if not shards[k]]:  # every input row of it was a reject
-        counts = {"rows_in": 0, "rows_out": 0, "rows_rejected": 0, "hypotheses": 0,
-                  "reasons": {}, "fingerprint": prints[key], "stage": "score"}
+        counts = StageManifest(rows_in=0, rows_out=0, rows_rejected=0, hypotheses=0,
+                               reasons={}, fingerprint=prints[key], stage="score")
         write_marker(sc_cfg.output, key, counts, s3)
         report.add(counts)
     keys = [k for k in keys if shards[k]]

@@ -22,6 +22,7 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from paralib.contracts import StageManifest
 from paralib.errors import InputError, MissingError
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
@@ -60,17 +61,19 @@ def stopped_part_way(out: str, s3: S3Options | None = None) -> bool:
     return has_markers and not pfs.exists(summary_path(out), s3)
 
 
-def read_marker(out: str, key: str, s3: S3Options | None = None) -> dict | None:
+def read_marker(out: str, key: str, s3: S3Options | None = None) -> StageManifest | None:
     """The marker of shard ``key`` (its counts), or ``None`` when the shard is not complete."""
     path = marker_path(out, key)
     if not pfs.exists(path, s3):
         return None
-    return json.loads(pfs.read_bytes(path, s3))
+    return StageManifest.load(json.loads(pfs.read_bytes(path, s3)))
 
 
-def write_marker(out: str, key: str, counts: dict, s3: S3Options | None = None) -> None:
-    """Mark shard ``key`` complete."""
-    pfs.write_bytes(marker_path(out, key), json.dumps(counts).encode(), s3)
+def write_marker(out: str, key: str, counts: StageManifest | dict,
+                 s3: S3Options | None = None) -> None:
+    """Mark shard ``key`` complete with its :class:`~paralib.contracts.StageManifest`."""
+    pfs.write_bytes(marker_path(out, key), json.dumps(StageManifest.load(counts).dump()).encode(),
+                    s3)
 
 
 def clear_partial(out: str, key: str, s3: S3Options | None = None) -> None:
@@ -116,7 +119,7 @@ class NoOutputError(MissingError, FileNotFoundError):
 def _stage_of(out: str, keys: list[str], s3: S3Options | None) -> str:
     """The stage that wrote ``out``, from the first of its markers that names it."""
     for key in keys[:20]:
-        stage = (read_marker(out, key, s3) or {}).get("stage")
+        stage = getattr(read_marker(out, key, s3), "stage", "")
         if stage:
             return stage
     return ""

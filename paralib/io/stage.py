@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow as pa
 from tqdm import tqdm
 
+from paralib.contracts import StageManifest
 from paralib.errors import ConfigurationError
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
@@ -61,13 +62,14 @@ class StageReport:
     reasons: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
 
-    def add(self, counts: dict) -> None:
+    def add(self, counts: StageManifest | dict) -> None:
         """Add one shard's marker counts."""
-        self.rows_in += counts["rows_in"]
-        self.rows_out += counts["rows_out"]
-        self.rows_rejected += counts["rows_rejected"]
-        self.hypotheses += counts["hypotheses"]
-        for reason, n in counts["reasons"].items():
+        counts = StageManifest.load(counts)
+        self.rows_in += counts.rows_in
+        self.rows_out += counts.rows_out
+        self.rows_rejected += counts.rows_rejected
+        self.hypotheses += counts.hypotheses
+        for reason, n in counts.reasons.items():
             self.reasons[reason] = self.reasons.get(reason, 0) + n
 
     def balanced(self) -> bool:
@@ -189,13 +191,13 @@ def pending(keys: list[str], out: str, s3: S3Options | None, report: StageReport
     todo = []
     for key in keys:
         counts = read_marker(out, key, s3)
-        if counts is not None and prints and counts.get("fingerprint") != prints[key]:
-            if inputs and counts.get("input") not in (None, inputs[key][0]):
+        if counts is not None and prints and counts.fingerprint != prints[key]:
+            if inputs and counts.input not in (None, inputs[key][0]):
                 raise StageError(
                     f"{out}: shard {key}: its input changed since the shard was made "
                     f"({', '.join(inputs[key][1])} has other content now); use another "
                     "output folder or set overwrite: true")
-            was, now = counts.get("identity"), getattr(prints[key], "identity", None)
+            was, now = counts.identity, getattr(prints[key], "identity", None)
             what = (f" ({differing(was, now)})" if isinstance(was, dict) and now
                     and differing(was, now) else "")
             raise StageError(
@@ -318,15 +320,15 @@ def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageRe
             for reason, n in json.loads(row["reasons"]).items():
                 s["reasons"][reason] = s["reasons"].get(reason, 0) + n
             if s["covered"] == s["rows_in"]:
-                counts = {k: v for k, v in s.items() if k != "covered"}
-                counts["stage"] = desc
+                counts = StageManifest(**{k: v for k, v in s.items() if k != "covered"},
+                                       stage=desc)
                 if prints:
                     made = prints[row["shard_key"]]
-                    counts["fingerprint"] = str(made)
+                    counts.fingerprint = str(made)
                     if getattr(made, "identity", None) is not None:
-                        counts["identity"] = made.identity
+                        counts.identity = made.identity
                 if inputs:
-                    counts["input"] = inputs[row["shard_key"]][0]
+                    counts.input = inputs[row["shard_key"]][0]
                 write_marker(out, row["shard_key"], counts, s3)
                 report.add(counts)
                 if not by_rows:

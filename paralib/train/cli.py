@@ -11,7 +11,7 @@ def _train(cfg, args) -> str:
     from paralib.train.run import train
 
     summary = train(cfg, progress=not args.no_progress, fresh=args.fresh)
-    return json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=2)
+    return json.dumps({k: v for k, v in summary.dump().items() if k != "history"}, indent=2)
 
 
 COMMANDS = (configured(

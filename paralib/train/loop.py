@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +103,24 @@ def card(cfg: TrainConfig, info: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def epochs(cfg: TrainConfig, trainer: MegaBatchTrainer, model: ParaphraseModel, dev,
+           batches: Callable[[int], Iterable], start: int = 0, world: int = 1,
+           warn: bool = True) -> Iterator[tuple[dict, float | None, str | None]]:
+    """The one epoch loop of both trainers (Ray Train's workers and the in-process ``local``
+    engine): epochs ``start + 1`` to ``cfg.epochs`` over ``batches(epoch)`` in mega-batches
+    (2018 §4), each scored on dev (2018 §5.2). Yields each epoch's history record, its dev
+    score (``None`` without a dev set) and a collapse warning, logged when ``warn``."""
+    for epoch in range(start, cfg.epochs):
+        t0 = time.perf_counter()
+        pairs, losses = trainer.train_epoch(batches(epoch))
+        record = epoch_record(epoch + 1, losses, pairs, time.perf_counter() - t0,
+                              trainer.state, dev_scores(model, dev), world)
+        warning = collapse_warning(record, cfg)
+        if warning and warn:
+            log.warning("%s: %s", cfg.name, warning)
+        yield record, None if dev is None else record["dev_pearson"], warning
+
+
 def train_loop(loop_config: dict) -> None:
     """``train_loop_per_worker`` of the :class:`ray.train.torch.TorchTrainer`."""
     import ray.train
@@ -136,30 +154,23 @@ def train_loop(loop_config: dict) -> None:
     tally = loop_config.get("tally")  # the driver's progress bar (paralib.train.progress)
     if tally is not None and rank == 0 and start:
         tally.add.remote(start * loop_config["pairs"])
-    for epoch in range(start, cfg.epochs):
-        t0 = time.perf_counter()
-        pairs, losses = trainer.train_epoch(counted(minibatches(shard, cfg, epoch), tally))
-        seconds = time.perf_counter() - t0
-        metrics = epoch_record(epoch + 1, losses, pairs, seconds, trainer.state,
-                               dev_scores(model, dev), world)
-        warning = collapse_warning(metrics, cfg)
-        if warning and rank == 0:
-            log.warning("%s: %s", cfg.name, warning)
+    for metrics, score, warning in epochs(
+            cfg, trainer, model, dev, lambda e: counted(minibatches(shard, cfg, e), tally),
+            start, world, warn=rank == 0):
         if tally is not None and rank == 0:
             tally.end_epoch.remote(metrics, warning)
         history.append(metrics)
-        score = None if dev is None else metrics["dev_pearson"]
         if improves(score, best):
             best = score
         with tempfile.TemporaryDirectory() as tmp:
             ckpt = None
             if rank == 0:
                 torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                            "epoch": epoch + 1, "step": trainer.state.step,
+                            "epoch": metrics["epoch"], "step": trainer.state.step,
                             "megabatch": trainer.state.megabatch, "best": best,
                             "history": history}, Path(tmp) / STATE)
                 info = {"languages": loop_config["languages"], "workers": world,
-                        "pairs": loop_config["pairs"], "epoch": epoch + 1, "dev": score,
+                        "pairs": loop_config["pairs"], "epoch": metrics["epoch"], "dev": score,
                         "history": history, "resumed_from": start}
                 save_model(model, Path(tmp) / "model", tuple(loop_config["languages"]), info,
                            card(cfg, info))

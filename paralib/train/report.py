@@ -7,6 +7,7 @@ import json
 import math
 from pathlib import Path
 
+from paralib.contracts import TrainingSummary
 from paralib.train.epoch import COLLAPSED_SD
 
 
@@ -18,24 +19,25 @@ def _sd(entry: dict) -> str:
     return f"{sd:.4f}" + (" *" if entry.get("collapsed") else "")
 
 
-def write_report(folder: Path, summary: dict) -> dict[str, str]:
+def write_report(folder: Path, summary: TrainingSummary | dict) -> dict[str, str]:
     """Write the three report files; returns their paths."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    history = summary["history"]
+    summary = TrainingSummary.load(summary)
+    history = summary.history
     paths = {k: str(folder / f"training.{k}") for k in ("json", "md", "png")}
-    Path(paths["json"]).write_text(json.dumps(summary, indent=2, default=str))
+    Path(paths["json"]).write_text(json.dumps(summary.dump(), indent=2, default=str))
     rows = ["| epoch | loss | dev Pearson x100 | dev cosine sd | pairs/s | seconds |",
             "|---|---|---|---|---|---|"]
     rows += [f"| {h['epoch']} | {h['loss']:.4f} | {h['dev_pearson']:.2f} | {_sd(h)} | "
              f"{h['pairs_per_s']:.0f} | {h['seconds']:.1f} |" for h in history]
-    head = (f"# Training report\n\nModel: `{summary['model']}`; {summary['pairs']} pairs "
-            f"({summary['rejected']} rejected); {summary['workers']} worker(s); best epoch "
-            f"{summary['best_epoch']} on {summary['dev']}.\n\n")
-    dec = summary.get("decontaminated")
+    head = (f"# Training report\n\nModel: `{summary.model}`; {summary.pairs} pairs "
+            f"({summary.rejected} rejected); {summary.workers} worker(s); best epoch "
+            f"{summary.best_epoch} on {summary.dev}.\n\n")
+    dec = summary.decontaminated
     if isinstance(dec, dict):
         head += ("Decontaminated: " + (", ".join(f"{k} removed {v}" for k, v in sorted(
             dec.items())) or "no pair shared a side with an evaluation set") + ".\n\n")
@@ -52,7 +54,7 @@ def write_report(folder: Path, summary: dict) -> dict[str, str]:
     ax[0].plot(epochs, [h["loss"] for h in history], marker="o")
     ax[0].set(xlabel="epoch", ylabel="training loss")
     ax[1].plot(epochs, [h["dev_pearson"] for h in history], marker="o", color="C1")
-    ax[1].set(xlabel="epoch", ylabel=f"{summary['dev']} Pearson x100")
+    ax[1].set(xlabel="epoch", ylabel=f"{summary.dev} Pearson x100")
     fig.tight_layout()
     fig.savefig(paths["png"], dpi=110)
     plt.close(fig)

@@ -3,6 +3,7 @@ best epoch on dev as the model folder, and write a training report (2018 §5.2, 
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import tempfile
@@ -11,18 +12,25 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
+import torch
 
 from paralib.config import Config
+from paralib.contracts import TrainingSummary
 from paralib.io import fs
 from paralib.models.folder import check_replaceable, replace_with
-from paralib.models.model import fit_tokenizers
+from paralib.models.model import ParaphraseModel, fit_tokenizers
+from paralib.models.pretrained import save_model
 from paralib.runtime import call_watched, check_fits, init_ray, stall_timeout
 from paralib.train.batches import all_unknown, token_columns
+from paralib.train.config import TrainConfig
+from paralib.train.dev import load_dev
+from paralib.train.epoch import improves
 from paralib.train.identity import check_run
-from paralib.train.loop import train_loop
+from paralib.train.loop import card, epochs, train_loop
 from paralib.train.progress import ControllerHandle, TrainBar
 from paralib.train.report import write_report
 from paralib.train.sources import SourceError, decontamination_counts, load_sources
+from paralib.train.steps import MegaBatchTrainer, build_optimizer, use_sparse
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +83,14 @@ def prepare(cfg: Config) -> Prepared:
     return Prepared(data, rejects, tokenizers, ids)
 
 
+def _languages(tcfg: TrainConfig, data: pd.DataFrame) -> tuple[bool, list[str]]:
+    """Whether the pairs are bilingual (``train.bilingual`` or: any pair of two languages),
+    and the languages of the pairs."""
+    bilingual = (tcfg.bilingual if tcfg.bilingual is not None
+                 else bool((data["lang1"] != data["lang2"]).any()))
+    return bilingual, sorted(set(data["lang1"]) | set(data["lang2"]))
+
+
 def _storage(path: str) -> str:
     return path if "://" in path else str(Path(path).resolve())
 
@@ -88,7 +104,7 @@ def _last_info(checkpoint) -> dict:
 
 
 def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
-          fresh: bool = False) -> dict:
+          fresh: bool = False) -> TrainingSummary:
     """Train the configured encoder; returns the summary written to ``training.json``.
 
     A run of the same ``train.name`` resumes from its latest checkpoint when its config is
@@ -116,9 +132,7 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
                "train.workers x train.cpus_per_worker", count=tcfg.workers)
     prepared = prepare(cfg)
     data, rejects, tokenizers = prepared.data, prepared.rejects, prepared.tokenizers
-    bilingual = (tcfg.bilingual if tcfg.bilingual is not None
-                 else bool((data["lang1"] != data["lang2"]).any()))
-    languages = sorted(set(data["lang1"]) | set(data["lang2"]))
+    bilingual, languages = _languages(tcfg, data)
     cols = ["s1", "s2", "group"] + (["label"] if "label" in data.columns else [])
     log.info("training on %d pairs (%d rejected), %d worker(s), gpu=%s", len(data),
              len(rejects), tcfg.workers, use_gpu)
@@ -170,15 +184,71 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
         replace_with(Path(tmp) / "model", out)
     info = json.loads((out / "config.json").read_text())["info"]
     last = _last_info(result.checkpoint) if result.checkpoint else info
-    summary = {"model": str(out), "pairs": len(data), "rejected": len(rejects),
-               "best_epoch": info["epoch"], "dev": tcfg.dev, "dev_pearson": info.get("dev"),
-               "workers": tcfg.workers, "gpu": use_gpu, "bilingual": bilingual,
-               "languages": languages, "history": last["history"],
-               "resumed_from_epoch": last.get("resumed_from", 0),
-               "run": f"{_storage(tcfg.storage_path)}/{tcfg.name}",
-               "decontaminated": (decontamination_counts(rejects) if tcfg.decontaminate
-                                  else "off (train.decontaminate: false)")}
+    summary = TrainingSummary(
+        model=str(out), pairs=len(data), rejected=len(rejects), best_epoch=info["epoch"],
+        dev=tcfg.dev, dev_pearson=info.get("dev"), workers=tcfg.workers, gpu=use_gpu,
+        bilingual=bilingual, languages=languages, history=last["history"],
+        resumed_from_epoch=last.get("resumed_from", 0),
+        run=f"{_storage(tcfg.storage_path)}/{tcfg.name}",
+        decontaminated=(decontamination_counts(rejects) if tcfg.decontaminate
+                        else "off (train.decontaminate: false)"))
     if len(rejects):
         rejects.to_parquet(out / "rejects.parquet", index=False)
     write_report(out, summary)
+    return summary
+
+
+def train_local(cfg: Config, trained: bool = True) -> TrainingSummary:
+    """Train ``cfg.train`` in this process, without Ray (the ``local`` engine of small
+    experiment runs, where starting Ray Train, about 13 s, would dominate a run of a
+    minute), and write the model folder ``cfg.train.output``; returns the summary written to
+    ``training.json``.
+
+    The same epoch loop as Ray Train's workers (:func:`paralib.train.loop.epochs`) with one
+    worker: the pairs reshuffled every epoch, the model ending with the weights of its best
+    epoch on dev (2018 §5.2; the last epoch when there is no dev set). ``trained=False``
+    writes the initial model (fitted tokenisers, initial weights): what encoding speed
+    needs, since speed does not depend on the weights."""
+    tcfg = cfg.train
+    check_replaceable(Path(tcfg.output))  # before any work: never replace a user's folder
+    torch.manual_seed(tcfg.seed)
+    torch.set_num_threads(max(1, int(tcfg.cpus_per_worker)))
+    prepared = prepare(cfg)
+    data, rejects = prepared.data, prepared.rejects
+    bilingual, languages = _languages(tcfg, data)
+    model = ParaphraseModel(tcfg.model, prepared.tokenizers)
+    model.initialise()
+    best_epoch, best_score, best_state, history = 0, None, None, []
+    if trained:
+        table = prepared.table([c for c in ("group", "label") if c in data.columns])
+        trainer = MegaBatchTrainer(tcfg, model, build_optimizer(model, tcfg.lr, use_sparse(tcfg)),
+                                   bilingual=bilingual, seed=tcfg.seed)
+        dev = load_dev(tcfg.dev)
+
+        def batches(epoch: int) -> list[pa.Table]:
+            # the row order pandas would give the whole frame, without copying it
+            order = data.index.to_series().sample(frac=1.0,
+                                                  random_state=tcfg.seed + epoch).to_numpy()
+            return [table.take(order[i:i + tcfg.batch_size])
+                    for i in range(0, len(order), tcfg.batch_size)]
+
+        for record, score, _ in epochs(tcfg, trainer, model, dev, batches):
+            history.append(record)
+            if dev is None or best_state is None or improves(score, best_score):
+                best_epoch, best_score = record["epoch"], score
+                best_state = copy.deepcopy(model.state_dict())
+        if best_state is not None:
+            model.load_state_dict(best_state)
+    out = Path(tcfg.output)
+    info = {"languages": languages, "workers": 1, "pairs": len(data), "epoch": best_epoch,
+            "dev": best_score, "history": history}
+    save_model(model, out, tuple(languages), info, card(tcfg, info))
+    summary = TrainingSummary(
+        model=str(out), pairs=len(data), rejected=len(rejects), best_epoch=best_epoch,
+        dev=tcfg.dev, dev_pearson=best_score, workers=1, gpu=False, bilingual=bilingual,
+        languages=languages, history=history, engine="local", trained=trained)
+    if len(rejects):
+        rejects.to_parquet(out / "rejects.parquet", index=False)
+    if history:
+        write_report(out, summary)
     return summary

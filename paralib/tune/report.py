@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from paralib.contracts import TrialRecord
 from paralib.tune.results import best_of
 
 
@@ -29,12 +30,16 @@ def _fmt(value: Any, digits: int = 2) -> str:
     return str(value)
 
 
-def _status(t: dict, asha: bool) -> str:
-    if t["status"] == "error":
-        return f"error: {t['error']}"
-    if t["status"] == "stopped":
-        return f"stopped by {'ASHA' if asha else 'Tune'} after epoch {t['epochs_run']}"
+def _status(t: TrialRecord, asha: bool) -> str:
+    if t.status == "error":
+        return f"error: {t.error}"
+    if t.status == "stopped":
+        return f"stopped by {'ASHA' if asha else 'Tune'} after epoch {t.epochs_run}"
     return "completed"
+
+
+def _trials(summary: dict) -> list[TrialRecord]:
+    return [TrialRecord.load(t) for t in summary["trials"]]
 
 
 def trial_rows(summary: dict) -> tuple[list[str], list[list[str]]]:
@@ -45,16 +50,16 @@ def trial_rows(summary: dict) -> tuple[list[str], list[list[str]]]:
     rows = []
     sign = -1 if mode == "max" else 1
 
-    def key(t: dict) -> float:
-        b = best_of(t["history"], metric, mode)
+    def key(t: TrialRecord) -> float:
+        b = best_of(t.history, metric, mode)
         return sign * b[metric] if b else math.inf
 
-    for t in sorted(summary["trials"], key=key):
-        b = best_of(t["history"], metric, mode)
+    for t in sorted(_trials(summary), key=key):
+        b = best_of(t.history, metric, mode)
         best = f"{b[metric]:.2f} ({b.get('epoch')})" if b else "–"
-        rows.append([t["trial_id"], *[_fmt(t["params"].get(n)) for n in names],
-                     _fmt(t.get("pairs", t["selected_pairs"])),
-                     f"{t['epochs_run']}/{t['epochs_planned']}",
+        rows.append([t.trial_id, *[_fmt(t.params.get(n)) for n in names],
+                     _fmt(t.pairs if "pairs" in t.model_fields_set else t.selected_pairs),
+                     f"{t.epochs_run}/{t.epochs_planned}",
                      best, _status(t, summary["asha"]["enabled"])])
     return header, rows
 
@@ -77,11 +82,11 @@ def _plot_parameter(summary: dict, param: dict, path: Path) -> None:
     labels = [_fmt(v) for v in param["values"]] if categorical else []
     for status, marker, face in (("completed", "o", "C0"), ("stopped", "o", "none")):
         xs, ys = [], []
-        for t in summary["trials"]:
-            b = best_of(t["history"], metric, mode)
-            if t["status"] != status or b is None:
+        for t in _trials(summary):
+            b = best_of(t.history, metric, mode)
+            if t.status != status or b is None:
                 continue
-            v = t["params"].get(param["name"])
+            v = t.params.get(param["name"])
             xs.append(labels.index(_fmt(v)) if categorical else v)
             ys.append(b[metric])
         if xs:
@@ -111,13 +116,13 @@ def _plot_curves(summary: dict, path: Path) -> None:
 
     metric = summary["metric"]
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    for t in summary["trials"]:
-        pts = [(h["epoch"], h[metric]) for h in t["history"] if h.get(metric) is not None]
+    for t in _trials(summary):
+        pts = [(h["epoch"], h[metric]) for h in t.history if h.get(metric) is not None]
         if not pts:
             continue
         x, y = zip(*pts, strict=True)
-        ax.plot(x, y, marker="o", ls="--" if t["status"] == "stopped" else "-",
-                label=t["trial_id"][-5:])
+        ax.plot(x, y, marker="o", ls="--" if t.status == "stopped" else "-",
+                label=t.trial_id[-5:])
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -169,7 +174,7 @@ def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 def _headline(summary: dict) -> str:
     n = len(summary["trials"])
-    counts = {s: sum(t["status"] == s for t in summary["trials"])
+    counts = {s: sum(t.status == s for t in _trials(summary))
               for s in ("completed", "stopped", "error")}
     return (f"{summary['search']} search over {', '.join(p['name'] for p in summary['parameters'])}"
             f" ({summary['space']}): {n} trials, {counts['completed']} completed, "

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from paralib.config import Config
+from paralib.contracts import TrialRecord
 from paralib.io import fs
 from paralib.tune.params import apply_parameters
 from paralib.tune.space import Space
@@ -61,7 +62,8 @@ def _error_text(error: BaseException) -> str:
 
 
 def collect_trials(grid: Any, space: Space, base: Config) -> list[dict[str, Any]]:
-    """One record per trial of a ``ResultGrid``, in trial-id order."""
+    """One record per trial of a ``ResultGrid`` (a :class:`~paralib.contracts.TrialRecord`
+    dumped), in trial-id order."""
     records = []
     for result in grid:
         params = space.decode(result.config)
@@ -79,17 +81,15 @@ def collect_trials(grid: Any, space: Space, base: Config) -> list[dict[str, Any]
             status = "stopped"  # Tune ended it (ASHA) before train() returned
         else:
             status = "completed"
-        records.append({
-            "trial_id": trial_id, "params": params, "status": status,
-            "error": _error_text(result.error) if result.error is not None else None,
-            "epochs_planned": planned, "epochs_run": len(history), "history": history,
-            "selected_pairs": (selected := _selected(root, base)),
+        records.append(TrialRecord(
+            trial_id=trial_id, params=params, status=status,
+            error=_error_text(result.error) if result.error is not None else None,
+            epochs_planned=planned, epochs_run=len(history), history=history,
+            selected_pairs=(selected := _selected(root, base)),
             # training pairs: the selection's, or (a trial without one) the first epoch's
-            "pairs": selected if selected is not None else _trained(history),
-            "path": str(result.path),
-            "model": done["model"] if done else None,
-        })
-    return sorted(records, key=lambda r: r["trial_id"])
+            pairs=selected if selected is not None else _trained(history),
+            path=str(result.path), model=done["model"] if done else None))
+    return [r.dump() for r in sorted(records, key=lambda r: r.trial_id)]
 
 
 def _root(result: Any) -> str:
@@ -113,17 +113,16 @@ def best_of(history: list[dict[str, Any]], metric: str, mode: str) -> dict[str, 
 def best_epoch(trials: list[dict[str, Any]], metric: str, mode: str) -> dict[str, Any] | None:
     """The best (trial, epoch) over every trial and epoch, with its checkpoint."""
     candidates = []
-    for t in trials:
-        b = best_of(t["history"], metric, mode)
+    for t in map(TrialRecord.load, trials):
+        b = best_of(t.history, metric, mode)
         if b is not None:
             candidates.append((b, t))
     if not candidates:
         return None
     pick = max if mode == "max" else min
     b, t = pick(candidates, key=lambda c: c[0][metric])
-    return {"trial_id": t["trial_id"], "params": t["params"], "epoch": b.get("epoch"),
-            metric: b[metric], "checkpoint_path": b.get("checkpoint_path"),
-            "status": t["status"]}
+    return {"trial_id": t.trial_id, "params": t.params, "epoch": b.get("epoch"),
+            metric: b[metric], "checkpoint_path": b.get("checkpoint_path"), "status": t.status}
 
 
 def read_best(experiment: str, s3: Any = None) -> dict[str, Any] | None:

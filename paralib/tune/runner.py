@@ -27,6 +27,7 @@ from typing import Any
 
 from paralib.config import Config
 from paralib.console import current
+from paralib.contracts import EvalReport
 from paralib.errors import ResourcesError
 from paralib.io import fs
 from paralib.runtime import check_ray_address, init_ray
@@ -274,11 +275,11 @@ def evaluate_best(best: dict, suites: list[str], report_dir: Path, cfg: Config,
             "report": "evaluate/report.md"}
 
 
-def test_numbers(report: dict) -> dict[str, float | None]:
+def test_numbers(report: dict | EvalReport) -> dict[str, float | None]:
     """Headline test numbers (Pearson's r × 100) from an evaluation report."""
     out: dict[str, float | None] = {}
-    for suite, task in report["tasks"].items():
-        res = task["models"].get("best", {})
+    for suite, task in EvalReport.load(report).tasks.items():
+        res = task.models.get("best", {})
         if res.get("status") != "ok":
             out[suite] = None
             continue

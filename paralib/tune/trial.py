@@ -79,8 +79,7 @@ def run_trial(config: dict[str, Any], setup: TrialSetup) -> None:
     import ray.tune
     from ray.tune.integration.ray_train import TuneReportCallback
 
-    from paralib.select import run_select
-    from paralib.train.run import train
+    from paralib.runs import run
 
     trial_id = ray.tune.get_context().get_trial_id()
     params = {name: decode(config[name]) for name in setup.params}
@@ -92,12 +91,12 @@ def run_trial(config: dict[str, Any], setup: TrialSetup) -> None:
         cfg = place(cfg, root, model_dir, setup.select)
         fs.write_bytes(fs.join(root, "parameters.json"),
                        json.dumps(params, indent=2, default=str).encode(), s3)
-        if setup.select:
-            run_select(cfg.select, s3)
-        summary = train(cfg, progress=False, callbacks=[TuneReportCallback()])
+        summary = run(cfg, f"trial_{trial_id}", select=setup.select, engine="ray",
+                      callbacks=[TuneReportCallback()]).train
         if fs.is_s3(root):
             fs.upload_dir(model_dir, fs.join(root, MODEL_DIR), s3)
     # written last: a trial without it was stopped (by ASHA) or failed
-    summary["model"] = fs.join(root, MODEL_DIR)
+    summary.model = fs.join(root, MODEL_DIR)
     fs.write_bytes(fs.join(root, DONE_FILE), json.dumps(
-        {k: v for k, v in summary.items() if k != "history"}, indent=2, default=str).encode(), s3)
+        {k: v for k, v in summary.dump().items() if k != "history"}, indent=2,
+        default=str).encode(), s3)

@@ -10,6 +10,8 @@ import pytest
 import yaml
 from toys import DEV, TEST, TREE
 
+from paralib import runs as service
+from paralib.contracts import EvalReport, TrainingSummary
 from paralib.experiments import runner
 
 
@@ -18,20 +20,21 @@ def crafted(monkeypatch, tmp_path):
     """Training writes a model folder and reports DEV[lr]; evaluation reports TEST[lr]."""
     trained: list[float] = []
 
-    def fake_train(plan, progress):
-        lr = plan.config.train.lr
+    def fake_train(cfg, *args, **kwargs):
+        lr = cfg.train.lr
         trained.append(lr)
-        plan.model_dir.mkdir(parents=True, exist_ok=True)
-        (plan.model_dir / "config.json").write_text(json.dumps({"lr": lr}))
-        return {"dev_pearson": DEV[lr], "pairs": 10, "best_epoch": 1}
+        model = Path(cfg.train.output)
+        model.mkdir(parents=True, exist_ok=True)
+        (model / "config.json").write_text(json.dumps({"lr": lr}))
+        return TrainingSummary(dev_pearson=DEV[lr], pairs=10, best_epoch=1)
 
-    def fake_evaluate(plan, suites, settings):
-        lr = json.loads((Path(plan.model_dir) / "config.json").read_text())["lr"]
-        return {"sts17": {"status": "ok", "sets": {"en-en": {"status": "ok",
-                                                             "pearson": TEST[lr]}}}}
+    def fake_evaluate(name, model, evaluation, baseline=None):
+        lr = json.loads((Path(model) / "config.json").read_text())["lr"]
+        return EvalReport(tasks={"sts17": {"models": {name: {
+            "status": "ok", "sets": {"en-en": {"status": "ok", "pearson": TEST[lr]}}}}}})
 
-    monkeypatch.setattr(runner, "_train", fake_train)
-    monkeypatch.setattr(runner, "_evaluate", fake_evaluate)
+    monkeypatch.setattr(service, "train_model", fake_train)
+    monkeypatch.setattr(service, "evaluate_model", fake_evaluate)
     monkeypatch.setattr(runner, "_settings", lambda exp, size: None)
     path = tmp_path / "toy-tuned.yaml"
     path.write_text(yaml.safe_dump(TREE, allow_unicode=True))

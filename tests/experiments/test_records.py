@@ -25,7 +25,8 @@ def test_only_finished_records_are_kept(tmp_path):
     store.keep(run, {"status": "ok", "train_key": "t", "eval_key": "e"})  # no results
     assert store.read(run) is None
     store.keep(run, ok)
-    assert store.read(run) == ok and (tmp_path / "kept/GRAN-PPDB.json").is_file()
+    assert store.read(run).dump() == {"version": 1, **ok}
+    assert (tmp_path / "kept/GRAN-PPDB.json").is_file()
     assert complete(store.read(run), "t", "e")
     assert not complete(store.read(run), "t", "other") and not complete(None, "t", "e")
     (tmp_path / "kept/GRAN-PPDB.json").write_text("{ torn")

@@ -11,6 +11,7 @@ import copy
 import pytest
 from toys import TEST, TREE
 
+from paralib import runs as service
 from paralib.experiments import runner
 from paralib.experiments.render import cell_notes
 from paralib.experiments.spec import ExperimentError, TuneSpec, parse_experiment
@@ -77,14 +78,14 @@ def test_tuned_run_keeps_the_dev_best_model(crafted, tmp_path):
 
 def test_failed_candidates_are_left_out(crafted, tmp_path, monkeypatch):
     path, _ = crafted
-    real = runner._train
+    real = service.train_model
 
-    def failing(plan, progress):
-        if plan.config.train.lr == 0.2:
+    def failing(cfg, *args, **kwargs):
+        if cfg.train.lr == 0.2:
             raise SelectError("size 400 asked but only 12 pairs pass the filters")
-        return real(plan, progress)
+        return real(cfg, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "_train", failing)
+    monkeypatch.setattr(service, "train_model", failing)
     result = runner.run_experiment(str(path), size="smoke", out=tmp_path / "out2",
                                    echo=lambda _: None)
     tuned = result.records["Tuned"]["tuned"]
@@ -98,14 +99,14 @@ def test_failed_candidates_are_left_out(crafted, tmp_path, monkeypatch):
 def test_a_candidate_failing_for_another_reason_fails_the_tuned_run(crafted, tmp_path,
                                                                     monkeypatch):
     path, _ = crafted
-    real = runner._train
+    real = service.train_model
 
-    def full_disk(plan, progress):
-        if plan.config.train.lr == 0.2:
+    def full_disk(cfg, *args, **kwargs):
+        if cfg.train.lr == 0.2:
             raise OSError(28, "No space left on device")
-        return real(plan, progress)
+        return real(cfg, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "_train", full_disk)
+    monkeypatch.setattr(service, "train_model", full_disk)
     kept = tmp_path / "kept"
     result = runner.run_experiment(str(path), size="smoke", out=tmp_path / "out3",
                                    records=kept, echo=lambda _: None)

@@ -27,21 +27,21 @@ def _cfg(tmp_path, epochs: int) -> Config:
 
 def test_two_workers_checkpoint_and_resume(ray_session, tmp_path):
     first = train(_cfg(tmp_path, 1), progress=False)
-    assert [h["epoch"] for h in first["history"]] == [1]
-    assert first["resumed_from_epoch"] == 0
-    assert first["workers"] == 2 and first["pairs"] > 1000
+    assert [h["epoch"] for h in first.history] == [1]
+    assert first.resumed_from_epoch == 0
+    assert first.workers == 2 and first.pairs > 1000
     assert len(list((tmp_path / "runs" / "ddp").glob("checkpoint_2*"))) == 1
     # the same run asked for three epochs: it resumes after epoch 1 instead of starting over
     second = train(_cfg(tmp_path, 3), progress=False)
     # every epoch's record, whichever epoch is kept, and where this call took over
-    assert [h["epoch"] for h in second["history"]] == [1, 2, 3]
-    assert second["resumed_from_epoch"] == 1
-    assert second["history"][0] == first["history"][0]
-    best = max(second["history"], key=lambda h: h["dev_pearson"])
+    assert [h["epoch"] for h in second.history] == [1, 2, 3]
+    assert second.resumed_from_epoch == 1
+    assert second.history[0] == first.history[0]
+    best = max(second.history, key=lambda h: h["dev_pearson"])
     # keep_checkpoints 1: the best epoch's checkpoint and the latest stay, the others go
     kept = list((tmp_path / "runs" / "ddp").glob("checkpoint_2*"))
     assert len(kept) == (1 if best["epoch"] == 3 else 2)
-    assert second["best_epoch"] == best["epoch"]
+    assert second.best_epoch == best["epoch"]
     enc = paralib.load(tmp_path / "model")
     vecs = enc.encode(["A man is playing a guitar.", "A man plays the guitar."])
     assert vecs.shape == (2, 32)

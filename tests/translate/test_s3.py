@@ -66,7 +66,7 @@ def test_train_checkpoints_to_s3(ray_session, s3_endpoint, bucket, tmp_path):
         "train.storage_path=s3://paralib-test/runs", "train.name=s3run",
         f"train.output={tmp_path / 'model'}"])
     summary = train(cfg, progress=False)
-    assert summary["run"] == "s3://paralib-test/runs/s3run"
+    assert summary.run == "s3://paralib-test/runs/s3run"
     keys = [o["Key"] for o in bucket.list_objects_v2(Bucket="paralib-test",
                                                      Prefix="runs/s3run/")["Contents"]]
     assert any(k.endswith("/model/model.safetensors") for k in keys)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from paralib.config import Config
-from paralib.experiments.local_train import train_local
+from paralib.train.run import train_local
 
 
 def test_a_collapsing_lstm_is_warned_about_and_reported(tmp_path, caplog):
@@ -14,10 +14,10 @@ def test_a_collapsing_lstm_is_warned_about_and_reported(tmp_path, caplog):
         "name": "lstm-captions", "sources": [{"kind": "captions"}], "max_pairs": 3000,
         "negatives": "max", "epochs": 2, "output": str(tmp_path / "model"),
         "model": {"parts": [{"name": "lstm", "dim": 32}]}}})
-    with caplog.at_level(logging.WARNING, logger="paralib.experiments.local_train"):
+    with caplog.at_level(logging.WARNING, logger="paralib.train.loop"):
         summary = train_local(cfg)
-    assert [h["collapsed"] for h in summary["history"]] == [True, True]
-    assert all(h["dev_cos_sd"] < 0.01 for h in summary["history"])
+    assert [h["collapsed"] for h in summary.history] == [True, True]
+    assert all(h["dev_cos_sd"] < 0.01 for h in summary.history)
     warned = [r.getMessage() for r in caplog.records]
     assert len(warned) == 2 and warned[0].startswith("lstm-captions: epoch 1: the encoder has "
                                                      "collapsed")

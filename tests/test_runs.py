@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from paralib.experiments.runner import train_seconds
+from paralib.runs import train_seconds
 
 HISTORY = [{"epoch": 1, "seconds": 100.0}, {"epoch": 2, "seconds": 120.0},
            {"epoch": 3, "seconds": 130.0}]

@@ -1,0 +1,201 @@
+"""The typed contracts at the seams of one run: what one stage hands the next.
+
+A run goes config → stages (each shard's completion marker: :class:`StageManifest`) →
+training (:class:`TrainingSummary`, ``training.json``) → evaluation (:class:`EvalReport`,
+``report.json``) → its record (:class:`RunRecord`, an experiment's ``run.json`` and the kept
+``docs/results/runs/``); a tuning search records each trial as a :class:`TrialRecord`. Every
+writer builds one of these and writes :meth:`Contract.dump`; every reader loads a file
+through :meth:`Contract.load`, which migrates what an older paralib wrote (:func:`migrate`).
+
+Each contract carries a ``version``. Version 0 is what paralib wrote before the contracts
+existed (no ``version`` key): the same keys, so migrating it only stamps the version. A
+contract keeps keys it does not declare (a later field read by an older reader) and writes
+back exactly the keys it was given, so a record loaded and written again is unchanged but
+for its version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from paralib.errors import InputError
+
+VERSION = 1
+
+
+class ContractError(InputError, ValueError):
+    """A record written by a newer paralib, or one that does not hold its contract."""
+
+
+def migrate(data: Mapping[str, Any], kind: str = "record") -> dict[str, Any]:
+    """``data`` as the current :data:`VERSION` of its contract: version 0 (no ``version``
+    key, written before the contracts) holds the same keys, so it is stamped; a version
+    newer than this paralib's is refused."""
+    version = data.get("version", 0)
+    if not isinstance(version, int) or version > VERSION:
+        raise ContractError(f"a {kind} of version {version!r}: this paralib reads versions "
+                            f"0 to {VERSION}; upgrade paralib")
+    return {**data, "version": VERSION}
+
+
+class Contract(BaseModel):
+    """A versioned record: undeclared keys are kept, and :meth:`dump` writes back exactly
+    the keys that were set (so that an old record round-trips)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    version: int = VERSION
+
+    @classmethod
+    def load(cls, data: Mapping[str, Any] | Contract) -> Any:
+        """Read ``data`` (a parsed JSON file or a dict a writer made), migrated."""
+        if isinstance(data, cls):
+            return data
+        if isinstance(data, Contract):
+            data = data.dump()
+        return cls.model_validate(migrate(data, cls.__name__))
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON-able dict to write: ``version`` first, then every key that was set."""
+        return {"version": self.version,
+                **self.model_dump(exclude_unset=True, exclude={"version"})}
+
+
+
+class StageManifest(Contract):
+    """What a shard's completion marker (``_markers/KEY.json``) holds: its counts
+    (``rows_in = rows_out + rows_rejected``; ``hypotheses`` output rows), the reject counts
+    by reason, the stage's command, and the fingerprint of what made it, with the flattened
+    keys it was made of (``identity``) and the content fingerprint of its input files."""
+
+    rows_in: int = 0
+    rows_out: int = 0
+    rows_rejected: int = 0
+    hypotheses: int = 0
+    reasons: dict[str, int] = Field(default_factory=dict)
+    stage: str = ""
+    fingerprint: str | None = None
+    identity: dict[str, Any] | None = None
+    input: str | None = None
+
+
+class TrainingSummary(Contract):
+    """``training.json`` (2018 §5.2: the best epoch on dev is kept): the model folder, its
+    pairs and rejects, the best epoch and its dev Pearson x100, every epoch's record
+    (``history``), and how it was trained (workers, GPU, engine, resume)."""
+
+    model: str = ""
+    pairs: int = 0
+    rejected: int = 0
+    best_epoch: int = 0
+    dev: str = "none"
+    dev_pearson: float | None = None
+    workers: int = 1
+    gpu: bool = False
+    bilingual: bool = False
+    languages: list[str] = Field(default_factory=list)
+    history: list[dict[str, Any]] = Field(default_factory=list)
+    resumed_from_epoch: int = 0
+    run: str | None = None
+    decontaminated: dict[str, int] | str | None = None
+    engine: str = "ray"
+    trained: bool = True
+
+
+class TaskReport(Contract):
+    """One evaluation suite in the report: its title, paper, notes, each model's result
+    (``models``: the suite's own keys, ``status`` ``ok`` or why not), its data sets."""
+
+    title: str = ""
+    paper: str = ""
+    notes: list[str] = Field(default_factory=list)
+    models: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    data: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+
+
+class EvalReport(Contract):
+    """``report.json`` of ``paralib evaluate``: the data root, the suites in run order, the
+    seed, each model's description, and each suite's :class:`TaskReport`."""
+
+    data: str = ""
+    suites: list[str] = Field(default_factory=list)
+    seed: int = 0
+    models: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    tasks: dict[str, TaskReport] = Field(default_factory=dict)
+    files: dict[str, Any] | None = None
+
+    def results(self, model: str) -> dict[str, dict[str, Any]]:
+        """``{suite: result}`` of one model (the per-model entries of every suite)."""
+        return {suite: task.models[model] for suite, task in self.tasks.items()}
+
+    def pearson(self, suite: str, model: str, *path: str) -> float | None:
+        """The Pearson's r x100 at ``path`` in ``model``'s result of ``suite``
+        (``pearson("stsb", m, "sets", "dev")``); ``None`` when any step is missing."""
+        node: Any = self.tasks[suite].models.get(model, {}) if suite in self.tasks else {}
+        for key in path:
+            node = node.get(key, {}) if isinstance(node, dict) else {}
+        return node.get("pearson") if isinstance(node, dict) else None
+
+
+class RunRecord(Contract):
+    """One run of an experiment (``run.json``, kept as ``docs/results/runs/NAME/SIZE/RUN.json``):
+    its status (``ok``, ``error``, ``missing``, ``skipped``, ``held``), the fingerprints that
+    tell it from a changed run, what made its model (``selection``, ``train``), its evaluation
+    results by suite, and seconds by step. A tuned run's candidates are run records too."""
+
+    name: str = ""
+    status: str = "ok"
+    message: str | None = None
+    setup: dict[str, Any] | None = None
+    params: dict[str, Any] | None = None
+    train_key: str | None = None
+    eval_key: str | None = None
+    reused: bool | None = None
+    selection: dict[str, Any] | None = None
+    train: TrainingSummary | None = None
+    results: dict[str, Any] | None = None
+    properties: dict[str, Any] | None = None
+    tuned: dict[str, Any] | None = None
+    retrained: str | None = None
+    too_few_pairs: bool | None = None
+    seconds: dict[str, Any] = Field(default_factory=dict)
+    made: dict[str, Any] | None = None
+
+    def complete(self, train_key: str, eval_key: str) -> bool:
+        """Whether this is a finished run with these training and evaluation fingerprints
+        (its results can stand for the run without its model). A tuned run whose choice
+        missed a candidate for any reason but a selection too small for the size is not."""
+        return self.status == "ok" and "results" in self.model_fields_set and \
+            self.train_key == train_key and self.eval_key == eval_key and \
+            all(too_few_pairs(c) for c in (self.tuned or {}).get("candidates", [])
+                if c.get("status") == "error")
+
+
+def too_few_pairs(candidate: Mapping[str, Any]) -> bool:
+    """Whether a failed candidate (its summary in a tuned record) failed only because its
+    selection is smaller than the size: its flag, or for records made before the flag, the
+    message of a :class:`~paralib.select.steps.SelectError`."""
+    return bool(candidate.get("too_few_pairs",
+                              str(candidate.get("message")).startswith("SelectError:")))
+
+
+class TrialRecord(Contract):
+    """One trial of a tuning search (2017 §5.2-5.7): its parameters, status (``completed``,
+    ``stopped`` by ASHA, ``error``), per-epoch history, the pairs it trained on and where
+    its results and model are."""
+
+    trial_id: str = ""
+    params: dict[str, Any] = Field(default_factory=dict)
+    status: str = "completed"
+    error: str | None = None
+    epochs_planned: int = 0
+    epochs_run: int = 0
+    history: list[dict[str, Any]] = Field(default_factory=list)
+    selected_pairs: int | None = None
+    pairs: int | None = None
+    path: str = ""
+    model: str | None = None

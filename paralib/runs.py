@@ -1,0 +1,163 @@
+"""One run: select → train → evaluate, with reuse by fingerprint.
+
+:func:`run` is the one way a config becomes a trained and evaluated model: the quickstart,
+every tuning trial (:mod:`paralib.tune.trial`, without the evaluation: the search evaluates
+its best epoch once) and every experiment run (:mod:`paralib.experiments.runner`) call it,
+and it fills one :class:`~paralib.contracts.RunRecord`. The pairs are selected from the
+scored candidates (2017 §5.5-5.7), the encoder trained with Ray Train or, for small
+experiment runs, in this process (the ``local`` engine, the same epoch loop:
+:func:`paralib.train.loop.epochs`), the best epoch on dev kept (2018 §5.2), and the model
+evaluated on the suites of ``paralib evaluate``.
+
+A run given its training fingerprint (``train_key``) and an earlier record of the same
+fingerprint reuses that record's model instead of training again (an experiment resumes
+where it stopped; a record kept on another machine stands for a model that is not here when
+the model is not needed).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from paralib.config import Config
+from paralib.contracts import EvalReport, RunRecord, TrainingSummary
+
+KEY_FILE = "training.key"
+
+
+@dataclass
+class Evaluation:
+    """What to evaluate a run's model on: ``suites`` (``paralib evaluate --suite``) with
+    ``settings`` (:class:`paralib.evaluate.Settings`), next to the models ``beside`` (name →
+    folder or baseline), writing the report to ``out`` when given."""
+
+    suites: Sequence[str]
+    settings: Any = None
+    beside: Mapping[str, Any] = field(default_factory=dict)
+    out: str | Path | None = None
+    progress: bool = False
+
+
+@dataclass
+class Hooks:
+    """Called as the run goes: with the selection's report, the training summary, and the
+    whole evaluation report (the quickstart prints each step from them)."""
+
+    selected: Callable[[dict], None] | None = None
+    trained: Callable[[TrainingSummary], None] | None = None
+    evaluated: Callable[[EvalReport], None] | None = None
+
+
+def train_seconds(wall: float, summary: Mapping[str, Any] | TrainingSummary) -> float:
+    """Training seconds of a run: this call's wall time plus, for a run Ray Train resumed
+    from a checkpoint, the recorded seconds of the epochs made before it (their setup time,
+    not in an epoch's record, is not counted)."""
+    summary = TrainingSummary.load(summary)
+    before = summary.resumed_from_epoch or 0
+    return wall + sum(h.get("seconds") or 0.0 for h in summary.history[:before])
+
+
+def train_model(cfg: Config, engine: str = "ray", trained: bool = True, progress: bool = False,
+                fresh: bool = False, callbacks: list | None = None,
+                train_key: str = "") -> TrainingSummary:
+    """Train ``cfg.train`` with Ray Train (``engine: ray``) or in this process (``local``).
+
+    Ray Train resumes a run of the same name from its latest checkpoint; with a
+    ``train_key`` that is kept for an interrupted run of this very config (its key file in
+    the model's folder), never for checkpoints of another one."""
+    from paralib.train.run import train, train_local
+
+    if engine == "ray" and trained:
+        if train_key:
+            run_dir = Path(cfg.train.storage_path) / cfg.train.name
+            key = Path(cfg.train.output).parent / KEY_FILE
+            if run_dir.exists() and (not key.is_file() or key.read_text() != train_key):
+                shutil.rmtree(run_dir)
+            key.write_text(train_key)
+        summary = train(cfg, progress=progress, callbacks=callbacks, fresh=fresh)
+        summary.engine, summary.trained = "ray", True
+        return summary
+    return train_local(cfg, trained=trained)
+
+
+def make_model(cfg: Config, record: RunRecord, *, select: bool = True, engine: str = "ray",
+               trained: bool = True, train_key: str = "", previous: RunRecord | None = None,
+               need_model: bool = True, progress: bool = False, fresh: bool = False,
+               callbacks: list | None = None, hooks: Hooks | None = None) -> None:
+    """Select and train ``cfg`` into ``record`` (its ``selection``, ``train`` and seconds),
+    or reuse the model ``previous`` describes when its training fingerprint is
+    ``train_key`` (and, when ``need_model``, its model folder is here)."""
+    from paralib.select import run_select
+
+    hooks = hooks or Hooks()
+    model = Path(cfg.train.output)
+    if previous is not None and train_key and previous.train_key == train_key and \
+            previous.train and (not need_model or (model / "config.json").is_file()):
+        record.train, record.selection = previous.train, previous.selection
+        record.seconds.update({k: v for k, v in previous.seconds.items()
+                               if k in ("select", "train")})
+        return
+    record.reused = False
+    model.parent.mkdir(parents=True, exist_ok=True)
+    if select:
+        t0 = time.perf_counter()
+        report = run_select(cfg.select, cfg.s3.options())
+        record.selection = {"rows_in": report["rows_in"], "rows_out": report["rows_out"]}
+        record.seconds["select"] = time.perf_counter() - t0
+        if hooks.selected:
+            hooks.selected(report)
+    t0 = time.perf_counter()
+    summary = train_model(cfg, engine, trained, progress, fresh, callbacks, train_key)
+    record.train = summary
+    record.seconds["train"] = train_seconds(time.perf_counter() - t0, summary)
+    if hooks.trained:
+        hooks.trained(summary)
+
+
+def evaluate_model(name: str, model: Any, evaluation: Evaluation,
+                   baseline: str | None = None) -> EvalReport:
+    """Evaluate the model folder ``model``, or the ``baseline`` of that name, as ``name``
+    next to ``evaluation.beside``."""
+    from paralib.evaluate import evaluate, make_baseline
+
+    if baseline:
+        model = make_baseline(baseline)
+        model.name = name
+    report = evaluate({name: model, **evaluation.beside}, evaluation.suites,
+                      out=evaluation.out, progress=evaluation.progress,
+                      settings=evaluation.settings)
+    return EvalReport.load(report)
+
+
+def run(cfg: Config | None, name: str = "model", *, record: RunRecord | None = None,
+        evaluation: Evaluation | None = None, baseline: str | None = None,
+        model: str | Path | None = None, hooks: Hooks | None = None,
+        **making: Any) -> RunRecord:
+    """Select → train → evaluate one run; returns its record (``record`` when given: it is
+    filled as the run goes, so that a failure leaves what was made in it).
+
+    ``cfg`` makes the model (:func:`make_model` with ``making``: ``select``, ``engine``,
+    ``trained``, ``train_key``, ``previous``, ``need_model``, ``progress``, ``fresh``,
+    ``callbacks``) unless the run evaluates a ``baseline`` (by name) or a ``model`` folder
+    made already. With an ``evaluation``, the record's ``results`` are the model's result of
+    every suite and the seconds it took are ``seconds["evaluate"]``."""
+    record = record if record is not None else RunRecord(name=name, status="ok", seconds={})
+    if baseline:
+        record.train = None
+    elif model is None and cfg is not None:
+        make_model(cfg, record, hooks=hooks, **making)
+    if evaluation is not None:
+        t0 = time.perf_counter()
+        folder = model if model is not None else cfg.train.output if cfg is not None else None
+        report = evaluate_model(name, None if baseline else str(Path(str(folder))),
+                                evaluation, baseline)
+        record.results = report.results(name)
+        record.seconds["evaluate"] = time.perf_counter() - t0
+        if hooks and hooks.evaluated:
+            hooks.evaluated(report)
+    return record
