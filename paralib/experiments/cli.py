@@ -61,7 +61,7 @@ def list_lines() -> list[str]:
     """One line per experiment: number, name, table, whether it can run here, and how many
     of its runs have kept records (:mod:`paralib.experiments.records`) per size."""
     from paralib.experiments.needs import unmet_all
-    from paralib.experiments.records import kept_runs
+    from paralib.experiments.plan import kept_runs
 
     rows = []
     for name in list_experiments():

@@ -24,7 +24,14 @@ from pydantic import ValidationError
 from paralib.config import Config
 from paralib.experiments.needs import unmet_all
 from paralib.experiments.overrides import OverrideError, apply, substitute
-from paralib.experiments.spec import Experiment, ExperimentError, Need, format_errors, slug
+from paralib.experiments.spec import (
+    DEFAULT_OUT,
+    Experiment,
+    ExperimentError,
+    Need,
+    format_errors,
+    slug,
+)
 from paralib.paths import DataNotFoundError, data_root, expand, models_root
 
 
@@ -286,3 +293,20 @@ def _valid_without(exp: Experiment, name: str, size: str, folder: Path, out: Pat
     except ExperimentError:
         return False
     return True
+
+
+def kept_runs(exp: Experiment, size: str, root: Path | None = None) -> tuple[int, int]:
+    """How many of ``exp``'s runs at ``size`` have a kept record with their current
+    fingerprints, and how many runs it makes at that size (``(0, 0)`` when its configs do
+    not validate here)."""
+    from paralib.experiments.records import RECORDS, RecordStore, complete
+
+    root = RECORDS if root is None else root
+    try:
+        plans = plan_runs(exp, size, Path(DEFAULT_OUT) / exp.name / size)
+    except ExperimentError:
+        return 0, 0
+    plans = [p for p in plans if not p.skipped and not p.report]
+    store = RecordStore.of(root, exp.name, size, Path(DEFAULT_OUT))
+    return sum(complete(store.read(p.folder), p.train_key, p.eval_key) for p in plans), \
+        len(plans)

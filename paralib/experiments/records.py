@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from paralib.contracts import RunRecord
-from paralib.experiments.spec import DEFAULT_OUT, Experiment, ExperimentError
 from paralib.paths import PROJECT_ROOT
 
 RECORDS = PROJECT_ROOT / "docs" / "results" / "runs"
@@ -98,19 +97,3 @@ class RecordStore:
 def selected(name: str, only: Sequence[str]) -> bool:
     """Whether run ``name`` is one the ``--only`` globs ask for (no globs: every run)."""
     return not only or any(fnmatch.fnmatchcase(name, pattern) for pattern in only)
-
-
-def kept_runs(exp: Experiment, size: str, root: Path = RECORDS) -> tuple[int, int]:
-    """How many of ``exp``'s runs at ``size`` have a kept record with their current
-    fingerprints, and how many runs it makes at that size (``(0, 0)`` when its configs do
-    not validate here)."""
-    from paralib.experiments.plan import plan_runs
-
-    try:
-        plans = plan_runs(exp, size, Path(DEFAULT_OUT) / exp.name / size)
-    except ExperimentError:
-        return 0, 0
-    plans = [p for p in plans if not p.skipped and not p.report]
-    store = RecordStore.of(root, exp.name, size, Path(DEFAULT_OUT))
-    return sum(complete(store.read(p.folder), p.train_key, p.eval_key) for p in plans), \
-        len(plans)

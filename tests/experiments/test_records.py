@@ -12,8 +12,8 @@ from toys import TEST
 
 from paralib.experiments import cli, runner
 from paralib.experiments.book import section_names
-from paralib.experiments.plan import plan_runs
-from paralib.experiments.records import RecordStore, complete, kept_runs, selected
+from paralib.experiments.plan import kept_runs, plan_runs
+from paralib.experiments.records import RecordStore, complete, selected
 from paralib.experiments.spec import ExperimentError, load_experiment
 
 
