@@ -1,7 +1,9 @@
 """paralib's one configuration schema: YAML in, validated objects out, clear errors.
 
 Every subcommand reads a YAML file into :class:`Config` and applies ``--set a.b=value``
-overrides (the value is parsed as YAML, so ``--set backtranslate.beam_size=8`` is an int).
+overrides through :mod:`paralib.overrides` (the value is parsed as YAML, so
+``--set backtranslate.beam_size=8`` is an int; ``--set train.model.parts.0.dim=64`` indexes a
+list of the file).
 Unknown keys, wrong types and missing input files fail before any work starts with a message
 that names the key and the file.
 """
@@ -11,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from paralib.analysis.config import AnalyzeConfig
@@ -22,6 +23,7 @@ from paralib.filters.config import ScoreConfig
 from paralib.io.fs import S3Options
 from paralib.lm.config import LMConfig
 from paralib.mine.config import MineConfig
+from paralib.overrides import OverrideError, parse, set_path
 from paralib.paths import expand
 from paralib.redact import MASK, SECRET_KEY, redact_text
 from paralib.schema import ExpandedPath, Strict, read_yaml
@@ -380,35 +382,6 @@ class Config(Strict):
     mine: MineConfig = Field(default_factory=MineConfig)
 
 
-def _set_path(tree: dict, dotted: str, value: Any) -> None:
-    """Set ``dotted`` in the raw config tree; a numeric key indexes a list that the config
-    file gives (``train.model.parts.0.dim=64``)."""
-    keys = dotted.split(".")
-    node: Any = tree
-    for depth, key in enumerate(keys):
-        last = depth == len(keys) - 1
-        where = ".".join(keys[:depth]) or "(top level)"
-        if isinstance(node, list):
-            if not key.isdigit() or int(key) >= len(node):
-                raise ConfigError(f"--set {dotted}: {where} is a list of {len(node)}; "
-                                  f"expected an index 0-{len(node) - 1}, got '{key}'")
-            if last:
-                node[int(key)] = value
-                return
-            node = node[int(key)]
-            continue
-        if not isinstance(node, dict):
-            raise ConfigError(f"--set {dotted}: {where} is a value, not a section or list")
-        if last:
-            node[key] = value
-            return
-        if key not in node and keys[depth + 1].isdigit():
-            raise ConfigError(f"--set {dotted}: {'.'.join(keys[:depth + 1])} is not in the "
-                              "config file, so it has no items to index; set the whole list, "
-                              f"e.g. --set {'.'.join(keys[:depth + 1])}=[...]")
-        node = node.setdefault(key, {})
-
-
 def add_config_args(p, default: Path | None = None,
                     example: str = "backtranslate.beam_size=8") -> None:
     """The arguments every configured subcommand takes on an ``argparse`` parser:
@@ -418,20 +391,6 @@ def add_config_args(p, default: Path | None = None,
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help=f"override a config value, e.g. --set {example}")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
-
-
-def parse_override(item: str) -> tuple[str, Any]:
-    """Parse ``a.b=value`` (value as YAML) into ``("a.b", value)``."""
-    if "=" not in item:
-        raise ConfigError(f"--set expects key=value, got '{item}'")
-    key, raw = item.split("=", 1)
-    if not key.strip():
-        raise ConfigError(f"--set expects key=value, got '{item}'")
-    try:
-        value = yaml.safe_load(raw) if raw != "" else ""
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"--set {key}: cannot parse value '{raw}': {exc}") from exc
-    return key.strip(), value
 
 
 def _format_errors(exc: ValidationError, source: str) -> str:
@@ -464,9 +423,11 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         if not isinstance(loaded, dict):
             raise ConfigError(f"{path}: top level must be a mapping of sections")
         tree = loaded
-    for item in overrides or []:
-        key, value = parse_override(item)
-        _set_path(tree, key, value)
+    try:
+        for item in overrides or []:
+            set_path(tree, *parse(item), label="--set")
+    except OverrideError as exc:
+        raise ConfigError(str(exc)) from None
     if overrides:
         source += " (with --set " + ", ".join(overrides) + ")"
     try:

@@ -23,8 +23,8 @@ from pydantic import ValidationError
 
 from paralib.config import Config
 from paralib.experiments.needs import unmet_all
-from paralib.experiments.overrides import OverrideError, apply, substitute
 from paralib.experiments.spec import Experiment, ExperimentError, Need, format_errors, slug
+from paralib.overrides import OverrideError, apply
 from paralib.paths import DataNotFoundError, data_root, expand, models_root
 
 
@@ -63,6 +63,19 @@ def fingerprint(value: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def substitute(tree: Any, values: Mapping[str, str]) -> Any:
+    """``tree`` with ``{name}`` placeholders in every string replaced by ``values[name]``."""
+    if isinstance(tree, str):
+        for name, value in values.items():
+            tree = tree.replace("{" + name + "}", value)
+        return tree
+    if isinstance(tree, list):
+        return [substitute(v, values) for v in tree]
+    if isinstance(tree, dict):
+        return {k: substitute(v, values) for k, v in tree.items()}
+    return tree
+
+
 def run_tree(exp: Experiment, name: str, size: str,
              overrides: Mapping[str, Any] | None = None) -> dict:
     """The config tree of run ``name`` at ``size``, before the runner's paths."""
@@ -74,13 +87,9 @@ def run_tree(exp: Experiment, name: str, size: str,
         for pattern, matched in sz.match.items():
             if fnmatch.fnmatchcase(name, pattern):
                 tree = apply(tree, matched)
+        return apply(tree, overrides or {}, "--set")
     except OverrideError as exc:
         raise ExperimentError(f"experiment {exp.name}, run '{name}' ({size}): {exc}") from None
-    try:
-        return apply(tree, overrides or {})
-    except OverrideError as exc:
-        raise ExperimentError(f"experiment {exp.name}, run '{name}' ({size}), --set: "
-                              f"{exc}") from None
 
 
 def plan_runs(exp: Experiment, size: str, out: Path,
