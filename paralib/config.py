@@ -25,8 +25,15 @@ from paralib.lm.config import LMConfig
 from paralib.mine.config import MineConfig
 from paralib.overrides import OverrideError, parse, set_path
 from paralib.paths import expand
-from paralib.redact import MASK, SECRET_KEY, redact_text
-from paralib.schema import ExpandedPath, Strict, read_yaml
+from paralib.schema import (
+    ExpandedPath,
+    Keyed,
+    KeyedIfSet,
+    Strict,
+    Unkeyed,
+    format_errors,
+    read_yaml,
+)
 from paralib.select.config import SelectSpec
 from paralib.train.config import TrainConfig
 
@@ -38,28 +45,28 @@ class ConfigError(ConfigurationError, ValueError):
 class RayConfig(Strict):
     """How to reach Ray: ``address: null`` starts an embedded local instance (``ray.init()``)."""
 
-    address: str | None = None
-    num_cpus: int | None = Field(default=None, ge=1)
-    include_dashboard: bool | None = None
+    address: Keyed[str | None] = None
+    num_cpus: Keyed[int | None] = Field(default=None, ge=1)
+    include_dashboard: Keyed[bool | None] = None
     # a stage that makes no progress (no shard part written) for this long fails with a
     # message instead of waiting forever; null: wait forever
-    stall_timeout_s: float | None = Field(default=1800.0, gt=0)
+    stall_timeout_s: Unkeyed[float | None] = Field(default=1800.0, gt=0)
     # the cluster launcher YAML of a joined, autoscaling cluster (e.g. cluster/aws.yaml): its
     # available_node_types are what the autoscaler can add, so a request that fits none of
     # them fails at once instead of waiting (without it, such a request only warns)
-    node_types: ExpandedPath | None = None
+    node_types: Unkeyed[ExpandedPath | None] = None
 
 
 class S3Config(Strict):
     """S3 access; ``endpoint_url`` selects an S3-compatible store (MinIO, moto)."""
 
-    endpoint_url: str | None = Field(default=None, pattern=r"^https?://")
-    region: str = "us-east-1"
-    access_key: str | None = None
-    secret_key: str | None = None
+    endpoint_url: Keyed[str | None] = Field(default=None, pattern=r"^https?://")
+    region: Keyed[str] = "us-east-1"
+    access_key: Keyed[str | None] = None
+    secret_key: Keyed[str | None] = None
     # tries of every S3 request, with exponential backoff between them (botocore's
     # "standard" retry mode and pyarrow's AWS standard strategy): rides out short outages
-    max_attempts: int = Field(default=10, ge=1)
+    max_attempts: Unkeyed[int] = Field(default=10, ge=1)
 
     def options(self) -> S3Options:
         """The picklable connection options used by readers and writers."""
@@ -91,18 +98,18 @@ class InputConfig(Strict):
     ``limit`` keeps the first N rows of each file, ``fraction`` the first fraction of them.
     """
 
-    corpus: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
-    src_lang: str = Field(min_length=2, max_length=8)
-    format: Format = "text"
-    src: str | None = None
-    en: str | None = None
-    path: str | None = None
-    src_field: str = "src"
-    en_field: str = "en"
-    html_unescape: bool = False
-    limit: int | None = Field(default=None, ge=1)
-    fraction: float | None = Field(default=None, gt=0, le=1)
-    set: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
+    corpus: Keyed[str] = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    src_lang: Keyed[str] = Field(min_length=2, max_length=8)
+    format: Keyed[Format] = "text"
+    src: Keyed[str | None] = None
+    en: Keyed[str | None] = None
+    path: Keyed[str | None] = None
+    src_field: Keyed[str] = "src"
+    en_field: Keyed[str] = "en"
+    html_unescape: Keyed[bool] = False
+    limit: Keyed[int | None] = Field(default=None, ge=1)
+    fraction: KeyedIfSet[float | None] = Field(default=None, gt=0, le=1)
+    set: KeyedIfSet[str | None] = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
 
     @model_validator(mode="after")
     def _canonical_lang(self) -> InputConfig:
@@ -150,11 +157,11 @@ class CorpusRef(Strict):
     ``all``; ``sets`` keeps only the sets matching these regular expressions; ``limit`` keeps
     the first N pairs of each file pair, ``fraction`` the first fraction of them."""
 
-    name: str
-    langs: list[str] | Literal["all"] = "all"
-    sets: list[str] | None = None
-    limit: int | None = Field(default=None, ge=1)
-    fraction: float | None = Field(default=None, gt=0, le=1)
+    name: Keyed[str]
+    langs: Keyed[list[str] | Literal["all"]] = "all"
+    sets: Keyed[list[str] | None] = None
+    limit: Keyed[int | None] = Field(default=None, ge=1)
+    fraction: Keyed[float | None] = Field(default=None, gt=0, le=1)
 
     def inputs(self) -> list[InputConfig]:
         """The file pairs of this corpus as bitext inputs."""
@@ -176,20 +183,20 @@ class BitextChecks(Strict):
     equal to the English one after normalisation (``untranslated``), and a side whose letters
     are less than ``min_script_share`` in the scripts of its language (0 turns it off)."""
 
-    untranslated: bool = True
-    min_script_share: float = Field(default=0.5, ge=0, le=1)
-    min_letters: int = Field(default=4, ge=1)
+    untranslated: Keyed[bool] = True
+    min_script_share: Keyed[float] = Field(default=0.5, ge=0, le=1)
+    min_letters: Keyed[int] = Field(default=4, ge=1)
 
 
 class BitextConfig(Strict):
     """Inputs (files, or corpora by name), sharding and the limits that turn bad rows into
     rejects."""
 
-    inputs: list[InputConfig] = Field(default_factory=list)
-    corpora: list[CorpusRef] = Field(default_factory=list)
-    shard_rows: int = Field(default=5000, ge=1)
-    max_chars: int = Field(default=1000, ge=1)
-    checks: BitextChecks = Field(default_factory=BitextChecks)
+    inputs: Keyed[list[InputConfig]] = Field(default_factory=list)
+    corpora: KeyedIfSet[list[CorpusRef]] = Field(default_factory=list)
+    shard_rows: Keyed[int] = Field(default=5000, ge=1)
+    max_chars: Keyed[int] = Field(default=1000, ge=1)
+    checks: KeyedIfSet[BitextChecks] = Field(default_factory=BitextChecks)
 
     _unique = field_validator("inputs")(classmethod(lambda cls, v: unique_corpora(v)))
 
@@ -224,37 +231,36 @@ class BacktranslateConfig(Strict):
     negative log-likelihood per token of each hypothesis (2017 §5.6).
     """
 
-    model: ExpandedPath = "{models}/de-en"
+    model: Keyed[ExpandedPath] = "{models}/de-en"
     # one model per source language (``{de: "{models}/de-en", fr: ...}``), for bitext of
     # several languages in one run; when set, ``model`` is not used
-    models: dict[str, ExpandedPath] = Field(default_factory=dict)
-    output: ExpandedPath = "output/backtranslate"
-    beam_size: int = Field(default=4, ge=1, le=64)
-    num_hypotheses: int = Field(default=1, ge=1, le=50)
-    length_penalty: float = 1.0
-    max_input_length: int = Field(default=128, ge=1)
-    max_decoding_length: int = Field(default=128, ge=1)
-    batch_size: int = Field(default=1024, ge=1)
-    batch_type: Literal["examples", "tokens"] = "tokens"
-    rows_per_batch: int | None = Field(default=None, ge=1)
-    compute_type: str = "auto"
-    device: Literal["auto", "cpu", "cuda"] = "auto"
-    actors: int = Field(default=2, ge=1)
-    min_actors: int = Field(default=1, ge=1)
-    num_cpus_per_actor: float = Field(default=0.5, gt=0)
-    intra_threads: int = Field(default=1, ge=0)
+    models: KeyedIfSet[dict[str, ExpandedPath]] = Field(default_factory=dict)
+    output: Keyed[ExpandedPath] = "output/backtranslate"
+    beam_size: Keyed[int] = Field(default=4, ge=1, le=64)
+    num_hypotheses: Keyed[int] = Field(default=1, ge=1, le=50)
+    length_penalty: Keyed[float] = 1.0
+    max_input_length: Keyed[int] = Field(default=128, ge=1)
+    max_decoding_length: Keyed[int] = Field(default=128, ge=1)
+    batch_size: Keyed[int] = Field(default=1024, ge=1)
+    batch_type: Keyed[Literal["examples", "tokens"]] = "tokens"
+    rows_per_batch: Keyed[int | None] = Field(default=None, ge=1)
+    compute_type: Keyed[str] = "auto"
+    device: Keyed[Literal["auto", "cpu", "cuda"]] = "auto"
+    actors: Keyed[int] = Field(default=2, ge=1)
+    min_actors: Keyed[int] = Field(default=1, ge=1)
+    num_cpus_per_actor: Keyed[float] = Field(default=0.5, gt=0)
+    intra_threads: Keyed[int] = Field(default=1, ge=0)
     # CTranslate2 workers per actor, each translating its own batches of a call in parallel
     # (``inter_threads``); one actor with ``inter_threads`` = cores balances a call's batches
     # over the cores itself
-    inter_threads: int = Field(default=1, ge=1)
+    inter_threads: Unkeyed[int] = Field(default=1, ge=1)
     # each actor reads, translates and writes whole shards (one Ray Data operator); false:
     # read tasks → actor pool → write tasks, which overlaps slow reads (many small s3 shards)
     # with translation at the cost of copying every row through the object store
-    fuse_io: bool = True
-    actors_per_gpu: int = Field(default=1, ge=1)
-    actor_resources: dict[str, float] = Field(default_factory=dict)
-    overwrite: bool = False
-
+    fuse_io: Unkeyed[bool] = True
+    actors_per_gpu: Unkeyed[int] = Field(default=1, ge=1)
+    actor_resources: Keyed[dict[str, float]] = Field(default_factory=dict)
+    overwrite: Keyed[bool] = False
 
     @field_validator("models")
     @classmethod
@@ -283,12 +289,11 @@ class PivotConfig(BacktranslateConfig):
     (English→X, ``pivot_hypotheses``-best) → ``model_back`` (X→English, ``num_hypotheses``-best).
     """
 
-    inputs: list[InputConfig] = Field(default_factory=list)
-    model: ExpandedPath = "{models}/en-de"
-    model_back: ExpandedPath = "{models}/de-en"
-    pivot_hypotheses: int = Field(default=1, ge=1, le=50)
-    output: ExpandedPath = "output/pivot"
-
+    inputs: Keyed[list[InputConfig]] = Field(default_factory=list)
+    model: Keyed[ExpandedPath] = "{models}/en-de"
+    model_back: Keyed[ExpandedPath] = "{models}/de-en"
+    pivot_hypotheses: Keyed[int] = Field(default=1, ge=1, le=50)
+    output: Keyed[ExpandedPath] = "output/pivot"
 
     @model_validator(mode="after")
     def _pivot_fits_beam(self) -> PivotConfig:
@@ -302,22 +307,22 @@ class ParaphraseConfig(BacktranslateConfig):
     """``paralib paraphrase``: k-best paraphrases of English text from an English→English
     model trained on selected pairs (ParaNMT 2018 §6)."""
 
-    inputs: list[InputConfig] = Field(default_factory=list)
-    model: ExpandedPath = "{models}/en-en-paraphrase"
-    output: ExpandedPath = "output/paraphrase"
+    inputs: Keyed[list[InputConfig]] = Field(default_factory=list)
+    model: Keyed[ExpandedPath] = "{models}/en-en-paraphrase"
+    output: Keyed[ExpandedPath] = "output/paraphrase"
 
 
 class MTModelConfig(Strict):
     """Size of the Marian Transformer trained by ``paralib mt train``."""
 
-    vocab_size: int = Field(default=8000, ge=100)
-    d_model: int = Field(default=256, ge=16)
-    encoder_layers: int = Field(default=3, ge=1)
-    decoder_layers: int = Field(default=3, ge=1)
-    attention_heads: int = Field(default=4, ge=1)
-    ffn_dim: int = Field(default=1024, ge=16)
-    dropout: float = Field(default=0.1, ge=0, lt=1)
-    max_positions: int = Field(default=256, ge=16)
+    vocab_size: Keyed[int] = Field(default=8000, ge=100)
+    d_model: Keyed[int] = Field(default=256, ge=16)
+    encoder_layers: Keyed[int] = Field(default=3, ge=1)
+    decoder_layers: Keyed[int] = Field(default=3, ge=1)
+    attention_heads: Keyed[int] = Field(default=4, ge=1)
+    ffn_dim: Keyed[int] = Field(default=1024, ge=16)
+    dropout: Keyed[float] = Field(default=0.1, ge=0, lt=1)
+    max_positions: Keyed[int] = Field(default=256, ge=16)
 
 
 class MTTrainConfig(Strict):
@@ -325,33 +330,33 @@ class MTTrainConfig(Strict):
     ``inputs`` and ``corpora`` (by name, as ``bitext.corpora``), trained on ``device``
     (``auto``: CUDA when there is one, with bfloat16 autocast)."""
 
-    src_lang: str = "de"
-    tgt_lang: str = "en"
-    inputs: list[InputConfig] = Field(default_factory=list)
-    corpora: list[CorpusRef] = Field(default_factory=list)
+    src_lang: Keyed[str] = "de"
+    tgt_lang: Keyed[str] = "en"
+    inputs: Keyed[list[InputConfig]] = Field(default_factory=list)
+    corpora: KeyedIfSet[list[CorpusRef]] = Field(default_factory=list)
     # drop pairs with a side in an evaluation set of ``paralib evaluate`` or in the model's own
     # validation and test sides; false only where that is the point
-    decontaminate: bool = True
-    shard_rows: int = Field(default=20_000, ge=1)
-    device: Literal["auto", "cpu", "cuda"] = "auto"
-    valid_src: ExpandedPath | None = None
-    valid_ref: ExpandedPath | None = None
-    test_src: ExpandedPath | None = None
-    test_ref: ExpandedPath | None = None
-    output: ExpandedPath = "runs/mt-de-en"
-    model: MTModelConfig = Field(default_factory=MTModelConfig)
-    batch_tokens: int = Field(default=3000, ge=16)
-    max_len: int = Field(default=64, ge=4)
-    lr: float = Field(default=1e-3, gt=0)
-    warmup_steps: int = Field(default=800, ge=0)
-    label_smoothing: float = Field(default=0.1, ge=0, lt=1)
-    max_steps: int = Field(default=100_000, ge=1)
-    time_budget_minutes: float = Field(default=90.0, gt=0)
-    eval_every: int = Field(default=1000, ge=1)
-    average_last: int = Field(default=4, ge=1)
-    beam_size: int = Field(default=4, ge=1)
-    threads: int = Field(default=0, ge=0)
-    seed: int = 1
+    decontaminate: KeyedIfSet[bool] = True
+    shard_rows: KeyedIfSet[int] = Field(default=20_000, ge=1)
+    device: KeyedIfSet[Literal["auto", "cpu", "cuda"]] = "auto"
+    valid_src: Keyed[ExpandedPath | None] = None
+    valid_ref: Keyed[ExpandedPath | None] = None
+    test_src: Keyed[ExpandedPath | None] = None
+    test_ref: Keyed[ExpandedPath | None] = None
+    output: Keyed[ExpandedPath] = "runs/mt-de-en"
+    model: Keyed[MTModelConfig] = Field(default_factory=MTModelConfig)
+    batch_tokens: Keyed[int] = Field(default=3000, ge=16)
+    max_len: Keyed[int] = Field(default=64, ge=4)
+    lr: Keyed[float] = Field(default=1e-3, gt=0)
+    warmup_steps: Keyed[int] = Field(default=800, ge=0)
+    label_smoothing: Keyed[float] = Field(default=0.1, ge=0, lt=1)
+    max_steps: Keyed[int] = Field(default=100_000, ge=1)
+    time_budget_minutes: Keyed[float] = Field(default=90.0, gt=0)
+    eval_every: Keyed[int] = Field(default=1000, ge=1)
+    average_last: Keyed[int] = Field(default=4, ge=1)
+    beam_size: Keyed[int] = Field(default=4, ge=1)
+    threads: Keyed[int] = Field(default=0, ge=0)
+    seed: Keyed[int] = 1
 
     _unique = field_validator("inputs")(classmethod(lambda cls, v: unique_corpora(v)))
 
@@ -360,26 +365,25 @@ class MTTrainConfig(Strict):
         return unique_corpora(list(self.inputs) + [i for r in self.corpora for i in r.inputs()])
 
 
-
 class Config(Strict):
     """The whole paralib configuration."""
 
-    ray: RayConfig = Field(default_factory=RayConfig)
-    s3: S3Config = Field(default_factory=S3Config)
-    bitext: BitextConfig = Field(default_factory=BitextConfig)
-    backtranslate: BacktranslateConfig = Field(default_factory=BacktranslateConfig)
-    pivot: PivotConfig = Field(default_factory=PivotConfig)
-    paraphrase: ParaphraseConfig = Field(default_factory=ParaphraseConfig)
-    mt: MTTrainConfig = Field(default_factory=MTTrainConfig)
-    decontaminate: DecontaminateConfig = Field(default_factory=DecontaminateConfig)
-    score: ScoreConfig = Field(default_factory=ScoreConfig)
-    lm: LMConfig = Field(default_factory=LMConfig)
-    classifier: ClassifierConfig = Field(default_factory=ClassifierConfig)
-    select: SelectSpec = Field(default_factory=SelectSpec)
-    analyze: AnalyzeConfig = Field(default_factory=AnalyzeConfig)
-    train: TrainConfig = Field(default_factory=TrainConfig)
-    encode: EncodeConfig = Field(default_factory=EncodeConfig)
-    mine: MineConfig = Field(default_factory=MineConfig)
+    ray: Keyed[RayConfig] = Field(default_factory=RayConfig)
+    s3: Keyed[S3Config] = Field(default_factory=S3Config)
+    bitext: Keyed[BitextConfig] = Field(default_factory=BitextConfig)
+    backtranslate: Keyed[BacktranslateConfig] = Field(default_factory=BacktranslateConfig)
+    pivot: Keyed[PivotConfig] = Field(default_factory=PivotConfig)
+    paraphrase: Keyed[ParaphraseConfig] = Field(default_factory=ParaphraseConfig)
+    mt: Keyed[MTTrainConfig] = Field(default_factory=MTTrainConfig)
+    decontaminate: Unkeyed[DecontaminateConfig] = Field(default_factory=DecontaminateConfig)
+    score: Keyed[ScoreConfig] = Field(default_factory=ScoreConfig)
+    lm: Keyed[LMConfig] = Field(default_factory=LMConfig)
+    classifier: Keyed[ClassifierConfig] = Field(default_factory=ClassifierConfig)
+    select: Keyed[SelectSpec] = Field(default_factory=SelectSpec)
+    analyze: Keyed[AnalyzeConfig] = Field(default_factory=AnalyzeConfig)
+    train: Keyed[TrainConfig] = Field(default_factory=TrainConfig)
+    encode: Unkeyed[EncodeConfig] = Field(default_factory=EncodeConfig)
+    mine: Unkeyed[MineConfig] = Field(default_factory=MineConfig)
 
 
 def add_config_args(p, default: Path | None = None,
@@ -391,21 +395,6 @@ def add_config_args(p, default: Path | None = None,
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help=f"override a config value, e.g. --set {example}")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
-
-
-def _format_errors(exc: ValidationError, source: str) -> str:
-    lines = [f"invalid configuration in {source}:"]
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = err["msg"]
-        if err["type"] == "extra_forbidden":
-            msg = "unknown key"
-        got = err.get("input")
-        hide = err["type"] == "extra_forbidden" or isinstance(got, dict)
-        secret = any(SECRET_KEY.search(str(p)) for p in err["loc"])
-        shown = "" if hide else f" (got {MASK if secret else redact_text(repr(got))})"
-        lines.append(f"  {loc}: {msg}{shown}")
-    return "\n".join(lines)
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> Config:
@@ -433,4 +422,4 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     try:
         return Config.model_validate(tree)
     except ValidationError as exc:
-        raise ConfigError(_format_errors(exc, source)) from None
+        raise ConfigError(format_errors(exc, source)) from None

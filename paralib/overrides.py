@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import copy
 import difflib
-import types
-import typing
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,6 +20,7 @@ import yaml
 from pydantic import BaseModel
 
 from paralib.errors import ConfigurationError
+from paralib.schema import models_in
 
 
 class OverrideError(ConfigurationError, ValueError):
@@ -100,24 +99,6 @@ def apply(tree: Mapping[str, Any], overrides: Mapping[str, Any],
     return out
 
 
-def _models(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
-    """The pydantic model inside ``annotation`` (through ``X | None`` and ``list[X]``) and
-    whether it is a list of them."""
-    origin = typing.get_origin(annotation)
-    if origin in (typing.Union, types.UnionType):
-        for arg in typing.get_args(annotation):
-            model, is_list = _models(arg)
-            if model is not None:
-                return model, is_list
-        return None, False
-    if origin is list:
-        model, _ = _models(typing.get_args(annotation)[0])
-        return model, True
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation, False
-    return None, False
-
-
 def check_key(schema: type[BaseModel], dotted: str, label: str = "key") -> None:
     """Raise :class:`UnknownKey` unless ``dotted`` (``section.field[.index].field``) names a
     field of ``schema``."""
@@ -130,7 +111,7 @@ def check_key(schema: type[BaseModel], dotted: str, label: str = "key") -> None:
             close = difflib.get_close_matches(part, list(model.model_fields) if model else [])
             hint = f"; did you mean {' or '.join(close)}?" if close else ""
             raise UnknownKey(f"{label} {dotted}: {where} has no key '{part}'{hint}")
-        sub, is_list = _models(model.model_fields[part].annotation)
+        sub, is_list = models_in(model.model_fields[part].annotation)
         i += 1
         if is_list and i < len(parts):
             if not parts[i].isdigit():
