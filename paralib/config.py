@@ -1,7 +1,9 @@
 """paralib's one configuration schema: YAML in, validated objects out, clear errors.
 
 Every subcommand reads a YAML file into :class:`Config` and applies ``--set a.b=value``
-overrides (the value is parsed as YAML, so ``--set backtranslate.beam_size=8`` is an int).
+overrides through :mod:`paralib.overrides` (the value is parsed as YAML, so
+``--set backtranslate.beam_size=8`` is an int; ``--set train.model.parts.0.dim=64`` indexes a
+list of the file).
 Unknown keys, wrong types and missing input files fail before any work starts with a message
 that names the key and the file.
 """
@@ -11,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from paralib.analysis.config import AnalyzeConfig
@@ -23,8 +24,16 @@ from paralib.io.config import BitextConfig, CorpusRef, InputConfig, unique_corpo
 from paralib.io.fs import S3Options
 from paralib.lm.config import LMConfig
 from paralib.mine.config import MineConfig
-from paralib.redact import MASK, SECRET_KEY, redact_text
-from paralib.schema import ExpandedPath, Strict, read_yaml
+from paralib.overrides import OverrideError, parse, set_path
+from paralib.schema import (
+    ExpandedPath,
+    Keyed,
+    KeyedIfSet,
+    Strict,
+    Unkeyed,
+    format_errors,
+    read_yaml,
+)
 from paralib.select.config import SelectSpec
 from paralib.train.config import TrainConfig
 
@@ -36,28 +45,28 @@ class ConfigError(ConfigurationError, ValueError):
 class RayConfig(Strict):
     """How to reach Ray: ``address: null`` starts an embedded local instance (``ray.init()``)."""
 
-    address: str | None = None
-    num_cpus: int | None = Field(default=None, ge=1)
-    include_dashboard: bool | None = None
+    address: Keyed[str | None] = None
+    num_cpus: Keyed[int | None] = Field(default=None, ge=1)
+    include_dashboard: Keyed[bool | None] = None
     # a stage that makes no progress (no shard part written) for this long fails with a
     # message instead of waiting forever; null: wait forever
-    stall_timeout_s: float | None = Field(default=1800.0, gt=0)
+    stall_timeout_s: Unkeyed[float | None] = Field(default=1800.0, gt=0)
     # the cluster launcher YAML of a joined, autoscaling cluster (e.g. cluster/aws.yaml): its
     # available_node_types are what the autoscaler can add, so a request that fits none of
     # them fails at once instead of waiting (without it, such a request only warns)
-    node_types: ExpandedPath | None = None
+    node_types: Unkeyed[ExpandedPath | None] = None
 
 
 class S3Config(Strict):
     """S3 access; ``endpoint_url`` selects an S3-compatible store (MinIO, moto)."""
 
-    endpoint_url: str | None = Field(default=None, pattern=r"^https?://")
-    region: str = "us-east-1"
-    access_key: str | None = None
-    secret_key: str | None = None
+    endpoint_url: Keyed[str | None] = Field(default=None, pattern=r"^https?://")
+    region: Keyed[str] = "us-east-1"
+    access_key: Keyed[str | None] = None
+    secret_key: Keyed[str | None] = None
     # tries of every S3 request, with exponential backoff between them (botocore's
     # "standard" retry mode and pyarrow's AWS standard strategy): rides out short outages
-    max_attempts: int = Field(default=10, ge=1)
+    max_attempts: Unkeyed[int] = Field(default=10, ge=1)
 
     def options(self) -> S3Options:
         """The picklable connection options used by readers and writers."""
@@ -88,37 +97,36 @@ class BacktranslateConfig(Strict):
     negative log-likelihood per token of each hypothesis (2017 §5.6).
     """
 
-    model: ExpandedPath = "{models}/de-en"
+    model: Keyed[ExpandedPath] = "{models}/de-en"
     # one model per source language (``{de: "{models}/de-en", fr: ...}``), for bitext of
     # several languages in one run; when set, ``model`` is not used
-    models: dict[str, ExpandedPath] = Field(default_factory=dict)
-    output: ExpandedPath = "output/backtranslate"
-    beam_size: int = Field(default=4, ge=1, le=64)
-    num_hypotheses: int = Field(default=1, ge=1, le=50)
-    length_penalty: float = 1.0
-    max_input_length: int = Field(default=128, ge=1)
-    max_decoding_length: int = Field(default=128, ge=1)
-    batch_size: int = Field(default=1024, ge=1)
-    batch_type: Literal["examples", "tokens"] = "tokens"
-    rows_per_batch: int | None = Field(default=None, ge=1)
-    compute_type: str = "auto"
-    device: Literal["auto", "cpu", "cuda"] = "auto"
-    actors: int = Field(default=2, ge=1)
-    min_actors: int = Field(default=1, ge=1)
-    num_cpus_per_actor: float = Field(default=0.5, gt=0)
-    intra_threads: int = Field(default=1, ge=0)
+    models: KeyedIfSet[dict[str, ExpandedPath]] = Field(default_factory=dict)
+    output: Keyed[ExpandedPath] = "output/backtranslate"
+    beam_size: Keyed[int] = Field(default=4, ge=1, le=64)
+    num_hypotheses: Keyed[int] = Field(default=1, ge=1, le=50)
+    length_penalty: Keyed[float] = 1.0
+    max_input_length: Keyed[int] = Field(default=128, ge=1)
+    max_decoding_length: Keyed[int] = Field(default=128, ge=1)
+    batch_size: Keyed[int] = Field(default=1024, ge=1)
+    batch_type: Keyed[Literal["examples", "tokens"]] = "tokens"
+    rows_per_batch: Keyed[int | None] = Field(default=None, ge=1)
+    compute_type: Keyed[str] = "auto"
+    device: Keyed[Literal["auto", "cpu", "cuda"]] = "auto"
+    actors: Keyed[int] = Field(default=2, ge=1)
+    min_actors: Keyed[int] = Field(default=1, ge=1)
+    num_cpus_per_actor: Keyed[float] = Field(default=0.5, gt=0)
+    intra_threads: Keyed[int] = Field(default=1, ge=0)
     # CTranslate2 workers per actor, each translating its own batches of a call in parallel
     # (``inter_threads``); one actor with ``inter_threads`` = cores balances a call's batches
     # over the cores itself
-    inter_threads: int = Field(default=1, ge=1)
+    inter_threads: Unkeyed[int] = Field(default=1, ge=1)
     # each actor reads, translates and writes whole shards (one Ray Data operator); false:
     # read tasks → actor pool → write tasks, which overlaps slow reads (many small s3 shards)
     # with translation at the cost of copying every row through the object store
-    fuse_io: bool = True
-    actors_per_gpu: int = Field(default=1, ge=1)
-    actor_resources: dict[str, float] = Field(default_factory=dict)
-    overwrite: bool = False
-
+    fuse_io: Unkeyed[bool] = True
+    actors_per_gpu: Unkeyed[int] = Field(default=1, ge=1)
+    actor_resources: Keyed[dict[str, float]] = Field(default_factory=dict)
+    overwrite: Keyed[bool] = False
 
     @field_validator("models")
     @classmethod
@@ -147,12 +155,11 @@ class PivotConfig(BacktranslateConfig):
     (English→X, ``pivot_hypotheses``-best) → ``model_back`` (X→English, ``num_hypotheses``-best).
     """
 
-    inputs: list[InputConfig] = Field(default_factory=list)
-    model: ExpandedPath = "{models}/en-de"
-    model_back: ExpandedPath = "{models}/de-en"
-    pivot_hypotheses: int = Field(default=1, ge=1, le=50)
-    output: ExpandedPath = "output/pivot"
-
+    inputs: Keyed[list[InputConfig]] = Field(default_factory=list)
+    model: Keyed[ExpandedPath] = "{models}/en-de"
+    model_back: Keyed[ExpandedPath] = "{models}/de-en"
+    pivot_hypotheses: Keyed[int] = Field(default=1, ge=1, le=50)
+    output: Keyed[ExpandedPath] = "output/pivot"
 
     @model_validator(mode="after")
     def _pivot_fits_beam(self) -> PivotConfig:
@@ -166,22 +173,22 @@ class ParaphraseConfig(BacktranslateConfig):
     """``paralib paraphrase``: k-best paraphrases of English text from an English→English
     model trained on selected pairs (ParaNMT 2018 §6)."""
 
-    inputs: list[InputConfig] = Field(default_factory=list)
-    model: ExpandedPath = "{models}/en-en-paraphrase"
-    output: ExpandedPath = "output/paraphrase"
+    inputs: Keyed[list[InputConfig]] = Field(default_factory=list)
+    model: Keyed[ExpandedPath] = "{models}/en-en-paraphrase"
+    output: Keyed[ExpandedPath] = "output/paraphrase"
 
 
 class MTModelConfig(Strict):
     """Size of the Marian Transformer trained by ``paralib mt train``."""
 
-    vocab_size: int = Field(default=8000, ge=100)
-    d_model: int = Field(default=256, ge=16)
-    encoder_layers: int = Field(default=3, ge=1)
-    decoder_layers: int = Field(default=3, ge=1)
-    attention_heads: int = Field(default=4, ge=1)
-    ffn_dim: int = Field(default=1024, ge=16)
-    dropout: float = Field(default=0.1, ge=0, lt=1)
-    max_positions: int = Field(default=256, ge=16)
+    vocab_size: Keyed[int] = Field(default=8000, ge=100)
+    d_model: Keyed[int] = Field(default=256, ge=16)
+    encoder_layers: Keyed[int] = Field(default=3, ge=1)
+    decoder_layers: Keyed[int] = Field(default=3, ge=1)
+    attention_heads: Keyed[int] = Field(default=4, ge=1)
+    ffn_dim: Keyed[int] = Field(default=1024, ge=16)
+    dropout: Keyed[float] = Field(default=0.1, ge=0, lt=1)
+    max_positions: Keyed[int] = Field(default=256, ge=16)
 
 
 class MTTrainConfig(Strict):
@@ -189,33 +196,33 @@ class MTTrainConfig(Strict):
     ``inputs`` and ``corpora`` (by name, as ``bitext.corpora``), trained on ``device``
     (``auto``: CUDA when there is one, with bfloat16 autocast)."""
 
-    src_lang: str = "de"
-    tgt_lang: str = "en"
-    inputs: list[InputConfig] = Field(default_factory=list)
-    corpora: list[CorpusRef] = Field(default_factory=list)
+    src_lang: Keyed[str] = "de"
+    tgt_lang: Keyed[str] = "en"
+    inputs: Keyed[list[InputConfig]] = Field(default_factory=list)
+    corpora: KeyedIfSet[list[CorpusRef]] = Field(default_factory=list)
     # drop pairs with a side in an evaluation set of ``paralib evaluate`` or in the model's own
     # validation and test sides; false only where that is the point
-    decontaminate: bool = True
-    shard_rows: int = Field(default=20_000, ge=1)
-    device: Literal["auto", "cpu", "cuda"] = "auto"
-    valid_src: ExpandedPath | None = None
-    valid_ref: ExpandedPath | None = None
-    test_src: ExpandedPath | None = None
-    test_ref: ExpandedPath | None = None
-    output: ExpandedPath = "runs/mt-de-en"
-    model: MTModelConfig = Field(default_factory=MTModelConfig)
-    batch_tokens: int = Field(default=3000, ge=16)
-    max_len: int = Field(default=64, ge=4)
-    lr: float = Field(default=1e-3, gt=0)
-    warmup_steps: int = Field(default=800, ge=0)
-    label_smoothing: float = Field(default=0.1, ge=0, lt=1)
-    max_steps: int = Field(default=100_000, ge=1)
-    time_budget_minutes: float = Field(default=90.0, gt=0)
-    eval_every: int = Field(default=1000, ge=1)
-    average_last: int = Field(default=4, ge=1)
-    beam_size: int = Field(default=4, ge=1)
-    threads: int = Field(default=0, ge=0)
-    seed: int = 1
+    decontaminate: KeyedIfSet[bool] = True
+    shard_rows: KeyedIfSet[int] = Field(default=20_000, ge=1)
+    device: KeyedIfSet[Literal["auto", "cpu", "cuda"]] = "auto"
+    valid_src: Keyed[ExpandedPath | None] = None
+    valid_ref: Keyed[ExpandedPath | None] = None
+    test_src: Keyed[ExpandedPath | None] = None
+    test_ref: Keyed[ExpandedPath | None] = None
+    output: Keyed[ExpandedPath] = "runs/mt-de-en"
+    model: Keyed[MTModelConfig] = Field(default_factory=MTModelConfig)
+    batch_tokens: Keyed[int] = Field(default=3000, ge=16)
+    max_len: Keyed[int] = Field(default=64, ge=4)
+    lr: Keyed[float] = Field(default=1e-3, gt=0)
+    warmup_steps: Keyed[int] = Field(default=800, ge=0)
+    label_smoothing: Keyed[float] = Field(default=0.1, ge=0, lt=1)
+    max_steps: Keyed[int] = Field(default=100_000, ge=1)
+    time_budget_minutes: Keyed[float] = Field(default=90.0, gt=0)
+    eval_every: Keyed[int] = Field(default=1000, ge=1)
+    average_last: Keyed[int] = Field(default=4, ge=1)
+    beam_size: Keyed[int] = Field(default=4, ge=1)
+    threads: Keyed[int] = Field(default=0, ge=0)
+    seed: Keyed[int] = 1
 
     _unique = field_validator("inputs")(classmethod(lambda cls, v: unique_corpora(v)))
 
@@ -224,55 +231,25 @@ class MTTrainConfig(Strict):
         return unique_corpora(list(self.inputs) + [i for r in self.corpora for i in r.inputs()])
 
 
-
 class Config(Strict):
     """The whole paralib configuration."""
 
-    ray: RayConfig = Field(default_factory=RayConfig)
-    s3: S3Config = Field(default_factory=S3Config)
-    bitext: BitextConfig = Field(default_factory=BitextConfig)
-    backtranslate: BacktranslateConfig = Field(default_factory=BacktranslateConfig)
-    pivot: PivotConfig = Field(default_factory=PivotConfig)
-    paraphrase: ParaphraseConfig = Field(default_factory=ParaphraseConfig)
-    mt: MTTrainConfig = Field(default_factory=MTTrainConfig)
-    decontaminate: DecontaminateConfig = Field(default_factory=DecontaminateConfig)
-    score: ScoreConfig = Field(default_factory=ScoreConfig)
-    lm: LMConfig = Field(default_factory=LMConfig)
-    classifier: ClassifierConfig = Field(default_factory=ClassifierConfig)
-    select: SelectSpec = Field(default_factory=SelectSpec)
-    analyze: AnalyzeConfig = Field(default_factory=AnalyzeConfig)
-    train: TrainConfig = Field(default_factory=TrainConfig)
-    encode: EncodeConfig = Field(default_factory=EncodeConfig)
-    mine: MineConfig = Field(default_factory=MineConfig)
-
-
-def _set_path(tree: dict, dotted: str, value: Any) -> None:
-    """Set ``dotted`` in the raw config tree; a numeric key indexes a list that the config
-    file gives (``train.model.parts.0.dim=64``)."""
-    keys = dotted.split(".")
-    node: Any = tree
-    for depth, key in enumerate(keys):
-        last = depth == len(keys) - 1
-        where = ".".join(keys[:depth]) or "(top level)"
-        if isinstance(node, list):
-            if not key.isdigit() or int(key) >= len(node):
-                raise ConfigError(f"--set {dotted}: {where} is a list of {len(node)}; "
-                                  f"expected an index 0-{len(node) - 1}, got '{key}'")
-            if last:
-                node[int(key)] = value
-                return
-            node = node[int(key)]
-            continue
-        if not isinstance(node, dict):
-            raise ConfigError(f"--set {dotted}: {where} is a value, not a section or list")
-        if last:
-            node[key] = value
-            return
-        if key not in node and keys[depth + 1].isdigit():
-            raise ConfigError(f"--set {dotted}: {'.'.join(keys[:depth + 1])} is not in the "
-                              "config file, so it has no items to index; set the whole list, "
-                              f"e.g. --set {'.'.join(keys[:depth + 1])}=[...]")
-        node = node.setdefault(key, {})
+    ray: Keyed[RayConfig] = Field(default_factory=RayConfig)
+    s3: Keyed[S3Config] = Field(default_factory=S3Config)
+    bitext: Keyed[BitextConfig] = Field(default_factory=BitextConfig)
+    backtranslate: Keyed[BacktranslateConfig] = Field(default_factory=BacktranslateConfig)
+    pivot: Keyed[PivotConfig] = Field(default_factory=PivotConfig)
+    paraphrase: Keyed[ParaphraseConfig] = Field(default_factory=ParaphraseConfig)
+    mt: Keyed[MTTrainConfig] = Field(default_factory=MTTrainConfig)
+    decontaminate: Unkeyed[DecontaminateConfig] = Field(default_factory=DecontaminateConfig)
+    score: Keyed[ScoreConfig] = Field(default_factory=ScoreConfig)
+    lm: Keyed[LMConfig] = Field(default_factory=LMConfig)
+    classifier: Keyed[ClassifierConfig] = Field(default_factory=ClassifierConfig)
+    select: Keyed[SelectSpec] = Field(default_factory=SelectSpec)
+    analyze: Keyed[AnalyzeConfig] = Field(default_factory=AnalyzeConfig)
+    train: Keyed[TrainConfig] = Field(default_factory=TrainConfig)
+    encode: Unkeyed[EncodeConfig] = Field(default_factory=EncodeConfig)
+    mine: Unkeyed[MineConfig] = Field(default_factory=MineConfig)
 
 
 def add_config_args(p, default: Path | None = None,
@@ -284,35 +261,6 @@ def add_config_args(p, default: Path | None = None,
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help=f"override a config value, e.g. --set {example}")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
-
-
-def parse_override(item: str) -> tuple[str, Any]:
-    """Parse ``a.b=value`` (value as YAML) into ``("a.b", value)``."""
-    if "=" not in item:
-        raise ConfigError(f"--set expects key=value, got '{item}'")
-    key, raw = item.split("=", 1)
-    if not key.strip():
-        raise ConfigError(f"--set expects key=value, got '{item}'")
-    try:
-        value = yaml.safe_load(raw) if raw != "" else ""
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"--set {key}: cannot parse value '{raw}': {exc}") from exc
-    return key.strip(), value
-
-
-def _format_errors(exc: ValidationError, source: str) -> str:
-    lines = [f"invalid configuration in {source}:"]
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = err["msg"]
-        if err["type"] == "extra_forbidden":
-            msg = "unknown key"
-        got = err.get("input")
-        hide = err["type"] == "extra_forbidden" or isinstance(got, dict)
-        secret = any(SECRET_KEY.search(str(p)) for p in err["loc"])
-        shown = "" if hide else f" (got {MASK if secret else redact_text(repr(got))})"
-        lines.append(f"  {loc}: {msg}{shown}")
-    return "\n".join(lines)
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> Config:
@@ -330,12 +278,14 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         if not isinstance(loaded, dict):
             raise ConfigError(f"{path}: top level must be a mapping of sections")
         tree = loaded
-    for item in overrides or []:
-        key, value = parse_override(item)
-        _set_path(tree, key, value)
+    try:
+        for item in overrides or []:
+            set_path(tree, *parse(item), label="--set")
+    except OverrideError as exc:
+        raise ConfigError(str(exc)) from None
     if overrides:
         source += " (with --set " + ", ".join(overrides) + ")"
     try:
         return Config.model_validate(tree)
     except ValidationError as exc:
-        raise ConfigError(_format_errors(exc, source)) from None
+        raise ConfigError(format_errors(exc, source)) from None

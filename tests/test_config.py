@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from paralib.config import ConfigError, load_config, parse_override
+from paralib.config import ConfigError, load_config
+from paralib.overrides import OverrideError, parse
 
 
 def write(tmp_path, text: str):
@@ -70,9 +71,9 @@ def test_corpus_names_unique_and_endpoint_scheme():
 
 
 def test_override_syntax():
-    assert parse_override("a.b=[1, 2]") == ("a.b", [1, 2])
-    with pytest.raises(ConfigError, match="key=value"):
-        parse_override("novalue")
+    assert parse("a.b=[1, 2]") == ("a.b", [1, 2])
+    with pytest.raises(OverrideError, match="key=value"):
+        parse("novalue")
 
 
 def test_data_placeholder_expands(data_dir):
@@ -88,7 +89,7 @@ def test_set_indexes_lists_of_the_config_file():
     assert cfg.train.model.parts[0].dim == 64
     with pytest.raises(ConfigError, match=r"train.model.parts is a list of 1; expected an index"):
         load_config("configs/paralib-en.yaml", ["train.model.parts.3.dim=64"])
-    with pytest.raises(ConfigError, match=r"select.bounds is not in the config file"):
+    with pytest.raises(ConfigError, match=r"select.bounds is absent; expected a list to index"):
         load_config("configs/paralib-en.yaml", ["select.bounds.0.lower=1"])
     with pytest.raises(ConfigError, match=r"train.epochs is a value"):
         load_config("configs/paralib-en.yaml", ["train.epochs.x=1"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from paralib.schema import ExpandedPath, Strict
+from paralib.schema import ExpandedPath, Keyed, Strict
 
 
 class AnalyzeConfig(Strict):
@@ -15,10 +15,10 @@ class AnalyzeConfig(Strict):
     ``paraphrase_inputs`` sampled references to the report (ParaNMT 2018 §6); off when null.
     """
 
-    input: ExpandedPath = "output/score"
-    output: ExpandedPath = "output/analysis"
-    examples: int = Field(default=5, ge=1)
-    seed: int = 0
-    paraphrase_model: ExpandedPath | None = None
-    paraphrase_inputs: int = Field(default=300, ge=1)
-    paraphrase_beam: int = Field(default=4, ge=1, le=64)
+    input: Keyed[ExpandedPath] = "output/score"
+    output: Keyed[ExpandedPath] = "output/analysis"
+    examples: Keyed[int] = Field(default=5, ge=1)
+    seed: Keyed[int] = 0
+    paraphrase_model: Keyed[ExpandedPath | None] = None
+    paraphrase_inputs: Keyed[int] = Field(default=300, ge=1)
+    paraphrase_beam: Keyed[int] = Field(default=4, ge=1, le=64)

@@ -5,7 +5,8 @@ A run's config tree is the experiment's ``base``, then the run's overrides, then
 overrides for every run, then those of the size's ``match`` globs that name the run, then the
 command line's ``--set`` overrides (every run). Paths the runner owns (the model folder, the
 selection, Ray Train storage) are set last; a tuned run's candidates set their parameters
-after that.
+after that. Which config fields a fingerprint covers, each field declares in the schema
+(:data:`paralib.schema.Keyed`, ``Unkeyed``, ``KeyedIfSet``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from pydantic import ValidationError
 
 from paralib.config import Config
 from paralib.experiments.needs import unmet_all
-from paralib.experiments.overrides import OverrideError, apply, substitute
 from paralib.experiments.spec import (
     DEFAULT_OUT,
     Experiment,
@@ -32,7 +32,9 @@ from paralib.experiments.spec import (
     format_errors,
     slug,
 )
+from paralib.overrides import OverrideError, apply
 from paralib.paths import DataNotFoundError, data_root, expand, models_root
+from paralib.schema import keyed
 
 
 @dataclass
@@ -70,6 +72,19 @@ def fingerprint(value: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def substitute(tree: Any, values: Mapping[str, str]) -> Any:
+    """``tree`` with ``{name}`` placeholders in every string replaced by ``values[name]``."""
+    if isinstance(tree, str):
+        for name, value in values.items():
+            tree = tree.replace("{" + name + "}", value)
+        return tree
+    if isinstance(tree, list):
+        return [substitute(v, values) for v in tree]
+    if isinstance(tree, dict):
+        return {k: substitute(v, values) for k, v in tree.items()}
+    return tree
+
+
 def run_tree(exp: Experiment, name: str, size: str,
              overrides: Mapping[str, Any] | None = None) -> dict:
     """The config tree of run ``name`` at ``size``, before the runner's paths."""
@@ -81,13 +96,9 @@ def run_tree(exp: Experiment, name: str, size: str,
         for pattern, matched in sz.match.items():
             if fnmatch.fnmatchcase(name, pattern):
                 tree = apply(tree, matched)
+        return apply(tree, overrides or {}, "--set")
     except OverrideError as exc:
         raise ExperimentError(f"experiment {exp.name}, run '{name}' ({size}): {exc}") from None
-    try:
-        return apply(tree, overrides or {})
-    except OverrideError as exc:
-        raise ExperimentError(f"experiment {exp.name}, run '{name}' ({size}), --set: "
-                              f"{exc}") from None
 
 
 def plan_runs(exp: Experiment, size: str, out: Path,
@@ -124,39 +135,6 @@ def plan_runs(exp: Experiment, size: str, out: Path,
     return plans
 
 
-# Fields that never change a model (they place translation actors on the cluster, or say how
-# many Ray Train checkpoints stay on disk) and came after runs were kept: left out of a run's
-# fingerprint, so that adding them did not retrain every kept run.
-NOT_IN_KEY = {**{section: ("actors_per_gpu", "inter_threads", "fuse_io") for section in
-                 ("backtranslate", "pivot", "paraphrase")},
-              "train": ("keep_checkpoints", "decontaminate", "group_negatives")}
-
-# Keys that came with issue "Bitext at scale" (corpora by name, line checks, decontamination):
-# the `decontaminate` section is left out of a run's fingerprint, and these bitext keys while
-# they hold their defaults, so that the runs kept before them are still found. Those runs were
-# trained before training sources were decontaminated; a run that names a corpus or changes a
-# check gets a new key.
-BITEXT_NEW_DEFAULTS = {"corpora": [], "checks": {"untranslated": True,
-                                                 "min_script_share": 0.5, "min_letters": 4}}
-INPUT_NEW_KEYS = ("set", "fraction")
-
-# Sections of stages that never make a trained model (issue 29: encode and mine at scale),
-# added after runs were kept: left out of a run's fingerprint.
-NEW_SECTIONS = ("encode", "mine")
-
-# Keys that came with the fast trainer (issue "A paraphrastic encoder worth downloading", item
-# 5): sparse embedding gradients (off by default: the training kept runs had) and dropout on
-# the averaged vector (the new default). Left out while they hold their defaults, so that the
-# runs kept before them are still found; those runs were trained with dropout on every token
-# embedding (`dropout_on: tokens` reproduces that training).
-TRAIN_NEW_DEFAULTS = {"sparse": False}
-PART_NEW_DEFAULTS = {"dropout_on": "sentence"}
-# ... and with tuning the 2019 recipe at scale (item 2): language sampling temperature, and a
-# source's random sample and language filters; none of them set in the runs kept before.
-TRAIN_NEW_DEFAULTS["lang_temperature"] = None
-SOURCE_NEW_DEFAULTS = {"sample": None, "langs": None, "exclude_langs": None}
-
-
 # The runner's own folders as a run's fingerprint sees them: the same run has the same
 # fingerprint wherever its runs are (another checkout, another machine, another --out), so
 # that a record kept on one machine is reused on the next.
@@ -176,36 +154,12 @@ def _key_config(exp: Experiment, name: str, size: str, folder: Path, out: Path,
                                             params, resolve=False))
 
 
-def _drop_defaults(section: dict[str, Any], defaults: dict[str, Any]) -> None:
-    """Remove the keys of ``section`` that hold the value ``defaults`` gives them."""
-    for key, default in defaults.items():
-        if key in section and section[key] == default:
-            section.pop(key)
-
-
-def config_for_key(cfg: Any) -> dict[str, Any]:
-    """``cfg`` as the JSON a run's fingerprint covers: :data:`NOT_IN_KEY` left out, and paths
-    under the checkout's ``models/`` or the data root written as ``{models}/`` and ``{data}/``
-    again, so that a run has one fingerprint in every checkout."""
-    tree = cfg.model_dump(mode="json")
-    for section, keys in NOT_IN_KEY.items():
-        for key in keys:
-            tree.get(section, {}).pop(key, None)
-    for section in ("decontaminate", *NEW_SECTIONS):
-        tree.pop(section, None)
-    train = tree.get("train", {})
-    _drop_defaults(train, TRAIN_NEW_DEFAULTS)
-    for part in train.get("model", {}).get("parts", []):
-        _drop_defaults(part, PART_NEW_DEFAULTS)
-    for source in train.get("sources", []):
-        _drop_defaults(source, SOURCE_NEW_DEFAULTS)
-    _drop_defaults(tree.get("bitext", {}), BITEXT_NEW_DEFAULTS)
-    for section in ("bitext", "pivot", "paraphrase", "mt"):
-        for inp in tree.get(section, {}).get("inputs", []):
-            for key in INPUT_NEW_KEYS:
-                if inp.get(key) is None:
-                    inp.pop(key, None)
-    return _portable(tree, _roots())
+def config_for_key(cfg: Config) -> dict[str, Any]:
+    """``cfg`` as the JSON a run's fingerprint covers: the fields its schema declares keyed
+    (:func:`paralib.schema.keyed`: not the ``Unkeyed`` ones, nor ``KeyedIfSet`` ones at their
+    defaults), with paths under the checkout's ``models/`` or the data root written as
+    ``{models}/`` and ``{data}/`` again, so that a run has one fingerprint in every checkout."""
+    return _portable(keyed(cfg.model_dump(mode="json"), Config), _roots())
 
 
 def _roots() -> list[tuple[str, str]]:

@@ -224,13 +224,13 @@ def command_line(name: str, size: str, out: str | Path = DEFAULT_OUT,
 def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
     """``--set KEY=VALUE`` items (values read as YAML) in order, a repeated key taking its
     last place; keys the runner sets itself for every run are refused."""
-    from paralib.config import ConfigError, parse_override
+    from paralib.overrides import OverrideError, parse
 
     out: dict[str, Any] = {}
     for item in items:
         try:
-            key, value = parse_override(item)
-        except ConfigError as exc:
+            key, value = parse(item)
+        except OverrideError as exc:
             raise ExperimentError(str(exc)) from None
         if key in RUNNER_KEYS:
             raise ExperimentError(f"--set {key}: the runner sets this for every run (each "

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from paralib.paths import expand
-from paralib.schema import ExpandedPath, Strict
+from paralib.schema import ExpandedPath, Keyed, Strict
 
 PATH_PARAMS = ("model", "encoder")
 
@@ -20,8 +20,8 @@ PATH_PARAMS = ("model", "encoder")
 class ScorerSpec(Strict):
     """One scorer: its registered ``type`` and constructor ``params``."""
 
-    type: str
-    params: dict[str, Any] = Field(default_factory=dict)
+    type: Keyed[str]
+    params: Keyed[dict[str, Any]] = Field(default_factory=dict)
 
     @field_validator("params")
     @classmethod
@@ -49,11 +49,11 @@ def _default_scorers() -> list[ScorerSpec]:
 class ScoreConfig(Strict):
     """``paralib score``: adds one column per scorer to the rows of a stage output."""
 
-    input: ExpandedPath = "output/backtranslate"
-    output: ExpandedPath = "output/score"
-    scorers: list[ScorerSpec] = Field(default_factory=_default_scorers)
-    rows_per_batch: int | None = Field(default=None, ge=1)
-    actors: int = Field(default=1, ge=1)
-    num_cpus_per_actor: float = Field(default=0.5, gt=0)
-    overwrite: bool = False
+    input: Keyed[ExpandedPath] = "output/backtranslate"
+    output: Keyed[ExpandedPath] = "output/score"
+    scorers: Keyed[list[ScorerSpec]] = Field(default_factory=_default_scorers)
+    rows_per_batch: Keyed[int | None] = Field(default=None, ge=1)
+    actors: Keyed[int] = Field(default=1, ge=1)
+    num_cpus_per_actor: Keyed[float] = Field(default=0.5, gt=0)
+    overwrite: Keyed[bool] = False
 

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from paralib.paths import expand
-from paralib.schema import Strict
+from paralib.schema import Keyed, KeyedIfSet, Strict
 
 Format = Literal["text", "tsv", "jsonl", "parquet", "xnli", "lines", "bible"]
 
@@ -35,18 +35,18 @@ class InputConfig(Strict):
     ``limit`` keeps the first N rows of each file, ``fraction`` the first fraction of them.
     """
 
-    corpus: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
-    src_lang: str = Field(min_length=2, max_length=8)
-    format: Format = "text"
-    src: str | None = None
-    en: str | None = None
-    path: str | None = None
-    src_field: str = "src"
-    en_field: str = "en"
-    html_unescape: bool = False
-    limit: int | None = Field(default=None, ge=1)
-    fraction: float | None = Field(default=None, gt=0, le=1)
-    set: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
+    corpus: Keyed[str] = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    src_lang: Keyed[str] = Field(min_length=2, max_length=8)
+    format: Keyed[Format] = "text"
+    src: Keyed[str | None] = None
+    en: Keyed[str | None] = None
+    path: Keyed[str | None] = None
+    src_field: Keyed[str] = "src"
+    en_field: Keyed[str] = "en"
+    html_unescape: Keyed[bool] = False
+    limit: Keyed[int | None] = Field(default=None, ge=1)
+    fraction: KeyedIfSet[float | None] = Field(default=None, gt=0, le=1)
+    set: KeyedIfSet[str | None] = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
 
     @model_validator(mode="after")
     def _canonical_lang(self) -> InputConfig:
@@ -94,11 +94,11 @@ class CorpusRef(Strict):
     ``all``; ``sets`` keeps only the sets matching these regular expressions; ``limit`` keeps
     the first N pairs of each file pair, ``fraction`` the first fraction of them."""
 
-    name: str
-    langs: list[str] | Literal["all"] = "all"
-    sets: list[str] | None = None
-    limit: int | None = Field(default=None, ge=1)
-    fraction: float | None = Field(default=None, gt=0, le=1)
+    name: Keyed[str]
+    langs: Keyed[list[str] | Literal["all"]] = "all"
+    sets: Keyed[list[str] | None] = None
+    limit: Keyed[int | None] = Field(default=None, ge=1)
+    fraction: Keyed[float | None] = Field(default=None, gt=0, le=1)
 
     def inputs(self) -> list[InputConfig]:
         """The file pairs of this corpus as bitext inputs."""
@@ -120,20 +120,20 @@ class BitextChecks(Strict):
     equal to the English one after normalisation (``untranslated``), and a side whose letters
     are less than ``min_script_share`` in the scripts of its language (0 turns it off)."""
 
-    untranslated: bool = True
-    min_script_share: float = Field(default=0.5, ge=0, le=1)
-    min_letters: int = Field(default=4, ge=1)
+    untranslated: Keyed[bool] = True
+    min_script_share: Keyed[float] = Field(default=0.5, ge=0, le=1)
+    min_letters: Keyed[int] = Field(default=4, ge=1)
 
 
 class BitextConfig(Strict):
     """Inputs (files, or corpora by name), sharding and the limits that turn bad rows into
     rejects."""
 
-    inputs: list[InputConfig] = Field(default_factory=list)
-    corpora: list[CorpusRef] = Field(default_factory=list)
-    shard_rows: int = Field(default=5000, ge=1)
-    max_chars: int = Field(default=1000, ge=1)
-    checks: BitextChecks = Field(default_factory=BitextChecks)
+    inputs: Keyed[list[InputConfig]] = Field(default_factory=list)
+    corpora: KeyedIfSet[list[CorpusRef]] = Field(default_factory=list)
+    shard_rows: Keyed[int] = Field(default=5000, ge=1)
+    max_chars: Keyed[int] = Field(default=1000, ge=1)
+    checks: KeyedIfSet[BitextChecks] = Field(default_factory=BitextChecks)
 
     _unique = field_validator("inputs")(classmethod(lambda cls, v: unique_corpora(v)))
 

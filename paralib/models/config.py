@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from paralib.schema import ExpandedPath, Strict
+from paralib.schema import ExpandedPath, Keyed, KeyedIfSet, Strict
 
 # the encoders of paralib.models.encoders (named here so that validating a config does not
 # import torch; a test checks the two agree)
@@ -44,19 +44,20 @@ class PartConfig(Strict):
     ``.vocab`` word list beside it), used for the rows whose token it knows (word tokens).
     """
 
-    name: str = "sp"
-    encoder: str | None = None
-    tokens: Literal["word", "trigram", "sp", "morfessor"] | None = None
-    dim: int = Field(default=300, ge=1)
-    hidden: int | None = Field(default=None, ge=1)
-    vocab_size: int | None = Field(default=None, ge=3)
-    sp_model_type: Literal["unigram", "bpe"] = "unigram"
-    max_tokens: int | None = Field(default=None, ge=1)
-    dropout: float = Field(default=0.0, ge=0.0, lt=1.0)
-    dropout_on: Literal["tokens", "sentence"] = "sentence"
-    init: Literal["uniform", "normal"] = "uniform"
-    init_scale: float = Field(default=0.1, gt=0.0)
-    pretrained: ExpandedPath | None = None
+    name: Keyed[str] = "sp"
+    encoder: Keyed[str | None] = None
+    tokens: Keyed[Literal["word", "trigram", "sp", "morfessor"] | None] = None
+    dim: Keyed[int] = Field(default=300, ge=1)
+    hidden: Keyed[int | None] = Field(default=None, ge=1)
+    vocab_size: Keyed[int | None] = Field(default=None, ge=3)
+    sp_model_type: Keyed[Literal["unigram", "bpe"]] = "unigram"
+    max_tokens: Keyed[int | None] = Field(default=None, ge=1)
+    dropout: Keyed[float] = Field(default=0.0, ge=0.0, lt=1.0)
+    # the kept runs of docs/results/runs dropped tokens: ``tokens`` reproduces them
+    dropout_on: KeyedIfSet[Literal["tokens", "sentence"]] = "sentence"
+    init: Keyed[Literal["uniform", "normal"]] = "uniform"
+    init_scale: Keyed[float] = Field(default=0.1, gt=0.0)
+    pretrained: Keyed[ExpandedPath | None] = None
 
     @model_validator(mode="after")
     def _resolve(self) -> PartConfig:
@@ -86,8 +87,8 @@ class PartConfig(Strict):
 class ModelConfig(Strict):
     """The encoder: ``parts`` (one or more) and how their vectors are ``combine``-d."""
 
-    parts: list[PartConfig] = Field(default_factory=lambda: [PartConfig()], min_length=1)
-    combine: Literal["sum", "concat"] = "concat"
+    parts: Keyed[list[PartConfig]] = Field(default_factory=lambda: [PartConfig()], min_length=1)
+    combine: Keyed[Literal["sum", "concat"]] = "concat"
 
     @model_validator(mode="after")
     def _sum_needs_equal_sizes(self) -> ModelConfig:

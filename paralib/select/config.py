@@ -11,15 +11,15 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from paralib.schema import ExpandedPath, Strict
+from paralib.schema import ExpandedPath, Keyed, Strict
 
 
 class Bound(Strict):
     """Keep rows with ``lower <= column <= upper`` (either bound may be left out)."""
 
-    column: str
-    lower: float | None = None
-    upper: float | None = None
+    column: Keyed[str]
+    lower: Keyed[float | None] = None
+    upper: Keyed[float | None] = None
 
     @model_validator(mode="after")
     def _some_bound(self) -> Bound:
@@ -39,9 +39,9 @@ def _check_folds(folds: list[int], n: int, what: str) -> None:
 class FoldSpec(Strict):
     """Rank by ``column``, split into ``n_folds`` (fold 1 = the lowest tenth), keep ``keep``."""
 
-    column: str
-    keep: list[int] = Field(min_length=1)
-    n_folds: int = Field(default=10, ge=2)
+    column: Keyed[str]
+    keep: Keyed[list[int]] = Field(min_length=1)
+    n_folds: Keyed[int] = Field(default=10, ge=2)
 
     @model_validator(mode="after")
     def _valid(self) -> FoldSpec:
@@ -53,11 +53,11 @@ class NoiseSpec(Strict):
     """``clean_fraction`` of the pairs from ``clean_folds`` of ``column``, the rest from
     ``noisy_folds`` (folds as in :class:`FoldSpec`; fold 1 is the lowest)."""
 
-    column: str
-    clean_fraction: float = Field(gt=0, le=1)
-    clean_folds: list[int] = Field(default_factory=lambda: [6, 7, 8, 9, 10], min_length=1)
-    noisy_folds: list[int] = Field(default_factory=lambda: [1, 2, 3, 4, 5], min_length=1)
-    n_folds: int = Field(default=10, ge=2)
+    column: Keyed[str]
+    clean_fraction: Keyed[float] = Field(gt=0, le=1)
+    clean_folds: Keyed[list[int]] = Field(default_factory=lambda: [6, 7, 8, 9, 10], min_length=1)
+    noisy_folds: Keyed[list[int]] = Field(default_factory=lambda: [1, 2, 3, 4, 5], min_length=1)
+    n_folds: Keyed[int] = Field(default=10, ge=2)
 
     @model_validator(mode="after")
     def _valid(self) -> NoiseSpec:
@@ -78,15 +78,15 @@ class SelectSpec(Strict):
     output (``s1, s2, label`` with as many random negatives as positives).
     """
 
-    input: ExpandedPath = "output/score"
-    output: ExpandedPath = "output/select"
-    exclude: list[ExpandedPath] = Field(default_factory=list)
-    bounds: list[Bound] = Field(default_factory=list)
-    hypotheses: Literal["best", "random", "all"] = "best"
-    folds: FoldSpec | None = None
-    noise: NoiseSpec | None = None
-    size: int | None = Field(default=None, ge=1)
-    seed: int = 0
-    labelled: bool = False
+    input: Keyed[ExpandedPath] = "output/score"
+    output: Keyed[ExpandedPath] = "output/select"
+    exclude: Keyed[list[ExpandedPath]] = Field(default_factory=list)
+    bounds: Keyed[list[Bound]] = Field(default_factory=list)
+    hypotheses: Keyed[Literal["best", "random", "all"]] = "best"
+    folds: Keyed[FoldSpec | None] = None
+    noise: Keyed[NoiseSpec | None] = None
+    size: Keyed[int | None] = Field(default=None, ge=1)
+    seed: Keyed[int] = 0
+    labelled: Keyed[bool] = False
 
 

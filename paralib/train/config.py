@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from paralib.models.config import ModelConfig
-from paralib.schema import ExpandedPath, Strict
+from paralib.schema import ExpandedPath, Keyed, KeyedIfSet, Strict, Unkeyed
 
 
 class SourceConfig(Strict):
@@ -41,15 +41,15 @@ class SourceConfig(Strict):
     ``data_mix``).
     """
 
-    kind: Literal["pairs", "bitext", "captions", "sts", "ppdb", "corpus"]
-    path: ExpandedPath | None = None
-    s1_column: str = "ref"
-    s2_column: str = "trans"
-    min_score: float = Field(default=3.8, ge=0, le=5)
-    limit: int | None = Field(default=None, ge=1)
-    sample: int | None = Field(default=None, ge=1)
-    langs: list[str] | None = None
-    exclude_langs: list[str] | None = None
+    kind: Keyed[Literal["pairs", "bitext", "captions", "sts", "ppdb", "corpus"]]
+    path: Keyed[ExpandedPath | None] = None
+    s1_column: Keyed[str] = "ref"
+    s2_column: Keyed[str] = "trans"
+    min_score: Keyed[float] = Field(default=3.8, ge=0, le=5)
+    limit: Keyed[int | None] = Field(default=None, ge=1)
+    sample: KeyedIfSet[int | None] = Field(default=None, ge=1)
+    langs: KeyedIfSet[list[str] | None] = None
+    exclude_langs: KeyedIfSet[list[str] | None] = None
 
     @model_validator(mode="after")
     def _path_for_pairs(self) -> SourceConfig:
@@ -65,70 +65,71 @@ class MegaBatchConfig(Strict):
     M starts at ``start`` and grows by one every that many mini-batches up to ``size``
     (2019 §3.1: up to 60, +1 every 150)."""
 
-    size: int = Field(default=1, ge=1)
-    start: int = Field(default=1, ge=1)
-    anneal_every: int | None = Field(default=None, ge=1)
-    across_workers: bool = False
+    size: Keyed[int] = Field(default=1, ge=1)
+    start: Keyed[int] = Field(default=1, ge=1)
+    anneal_every: Keyed[int | None] = Field(default=None, ge=1)
+    across_workers: Keyed[bool] = False
 
 
 class RegularisationConfig(Strict):
     """λ_w‖W − W_initial‖², λ_c‖W_c‖² (2017 §4.2), word dropout and scrambling (2017 §5.2:
     0.5, 2018 §5.2: 0.3)."""
 
-    lambda_w: float = Field(default=0.0, ge=0)
-    lambda_c: float = Field(default=0.0, ge=0)
-    word_dropout: float = Field(default=0.0, ge=0, lt=1)
-    scramble_rate: float = Field(default=0.0, ge=0, le=1)
+    lambda_w: Keyed[float] = Field(default=0.0, ge=0)
+    lambda_c: Keyed[float] = Field(default=0.0, ge=0)
+    word_dropout: Keyed[float] = Field(default=0.0, ge=0, lt=1)
+    scramble_rate: Keyed[float] = Field(default=0.0, ge=0, le=1)
 
 
 class TrainConfig(Strict):
     """Training of a paraphrastic encoder with Ray Train (``paralib train``)."""
 
-    sources: list[SourceConfig] = Field(default_factory=list)
-    model: ModelConfig = Field(default_factory=ModelConfig)
-    output: ExpandedPath = "output/model"
-    loss: Literal["margin", "contrastive"] = "margin"
-    margin: float = Field(default=0.4, gt=0)
-    contrastive_margin: float = Field(default=1.0, gt=0, le=2)
-    symmetric: bool = True
-    negatives: Literal["max", "rand", "mix"] = "max"
-    bilingual: bool | None = None
-    megabatch: MegaBatchConfig = Field(default_factory=MegaBatchConfig)
-    regularisation: RegularisationConfig = Field(default_factory=RegularisationConfig)
-    batch_size: int = Field(default=100, ge=2)
-    lr: float = Field(default=0.001, gt=0)
-    epochs: int = Field(default=10, ge=1)
-    max_pairs: int | None = Field(default=None, ge=2)
+    sources: Keyed[list[SourceConfig]] = Field(default_factory=list)
+    model: Keyed[ModelConfig] = Field(default_factory=ModelConfig)
+    output: Keyed[ExpandedPath] = "output/model"
+    loss: Keyed[Literal["margin", "contrastive"]] = "margin"
+    margin: Keyed[float] = Field(default=0.4, gt=0)
+    contrastive_margin: Keyed[float] = Field(default=1.0, gt=0, le=2)
+    symmetric: Keyed[bool] = True
+    negatives: Keyed[Literal["max", "rand", "mix"]] = "max"
+    bilingual: Keyed[bool | None] = None
+    megabatch: Keyed[MegaBatchConfig] = Field(default_factory=MegaBatchConfig)
+    regularisation: Keyed[RegularisationConfig] = Field(default_factory=RegularisationConfig)
+    batch_size: Keyed[int] = Field(default=100, ge=2)
+    lr: Keyed[float] = Field(default=0.001, gt=0)
+    epochs: Keyed[int] = Field(default=10, ge=1)
+    max_pairs: Keyed[int | None] = Field(default=None, ge=2)
     # Language sampling temperature T (XLM, Conneau & Lample 2019 §3.1): the pairs are drawn
     # again, as many as there are, with language l's share ∝ n_l^(1/T) (its non-English side;
     # English paraphrase pairs count as "en"); T = 1 keeps the data's own shares, a larger T
     # moves them towards uniform (small languages repeated, large ones sampled down). None:
     # every pair once, as read.
-    lang_temperature: float | None = Field(default=None, gt=0)
-    dev: Literal["stsb-dev", "sts17-en-en", "none"] = "stsb-dev"
-    workers: int = Field(default=1, ge=1)
-    use_gpu: bool | None = None
-    cpus_per_worker: float = Field(default=1.0, gt=0)
-    storage_path: str = "output/ray-train"
+    lang_temperature: KeyedIfSet[float | None] = Field(default=None, gt=0)
+    dev: Keyed[Literal["stsb-dev", "sts17-en-en", "none"]] = "stsb-dev"
+    workers: Keyed[int] = Field(default=1, ge=1)
+    use_gpu: Keyed[bool | None] = None
+    cpus_per_worker: Keyed[float] = Field(default=1.0, gt=0)
+    storage_path: Keyed[str] = "output/ray-train"
     # Ray Train checkpoints kept under storage_path: the best this many by dev Pearson (the
     # most recent ones with dev: none), and always the latest, to resume from; None keeps
     # every epoch's (a 20-epoch WORD run at width 300 writes about 1 GB of them).
-    keep_checkpoints: int | None = Field(default=1, ge=1)
-    name: str = Field(default="paralib-train", pattern=r"^[A-Za-z0-9_.-]+$")
-    seed: int = 1
-    vocab_sample: int = Field(default=500_000, ge=100)
+    keep_checkpoints: Unkeyed[int | None] = Field(default=1, ge=1)
+    name: Keyed[str] = Field(default="paralib-train", pattern=r"^[A-Za-z0-9_.-]+$")
+    seed: Keyed[int] = 1
+    vocab_sample: Keyed[int] = Field(default=500_000, ge=100)
     # Remove pairs that share a side with an evaluation set before training (issue "Bitext at
-    # scale"); false trains on the sources as they are, and the model card says so.
-    decontaminate: bool = True
+    # scale"); false trains on the sources as they are, and the model card says so. This and
+    # group_negatives change a model but stay out of run fingerprints, as since they came.
+    decontaminate: Unkeyed[bool] = True
     # Never mine a negative from a pair of the anchor's group (same normalised side, same
     # Bible verse, same image; issue "A paraphrastic encoder worth downloading", item 1).
-    group_negatives: bool = True
+    group_negatives: Unkeyed[bool] = True
     # Sparse gradients for the averaging encoders' embedding tables, with SparseAdam: a step
     # updates only the rows of its batch's tokens (issue "A paraphrastic encoder worth
     # downloading", item 5). Slower than dense fused Adam at SP 20k on CPU (4,773 vs 6,687
     # pairs/s, benchmarks/train_speed.py); ignored with lambda_w (its penalty is dense) and
     # under NCCL DDP (no sparse all-reduce).
-    sparse: bool = False
+    sparse: KeyedIfSet[bool] = False
 
     @field_validator("name")
     @classmethod

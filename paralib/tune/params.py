@@ -30,15 +30,12 @@ configuration's; ``None`` or an infinite value leaves that side open.
 from __future__ import annotations
 
 import math
-import types
-import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
-
 from paralib.config import Config
+from paralib.overrides import UnknownKey, check_key, set_path
 
 Tree = dict[str, Any]
 
@@ -97,13 +94,8 @@ def _bound_shortcuts(stem: str, column: str, section: str) -> list[Shortcut]:
     ]
 
 
-def _setter(*path: str) -> Callable[[Tree, Any], None]:
-    def apply(tree: Tree, value: Any) -> None:
-        node = tree
-        for key in path[:-1]:
-            node = node[key]
-        node[path[-1]] = value
-    return apply
+def _setter(dotted: str) -> Callable[[Tree, Any], None]:
+    return lambda tree, value: set_path(tree, dotted, value, "parameter")
 
 
 def _noise(tree: Tree, value: Any) -> None:
@@ -179,32 +171,32 @@ _SHORTCUTS: list[Shortcut] = [
     *_bound_shortcuts("bleu", "bleu", "2017 §5.7"),
     Shortcut("noise", "fraction of clean pairs, select.noise.clean_fraction (Opusparcus §4.2)",
              _noise, True),
-    Shortcut("size", "training-set size, select.size (2017 §5.2)", _setter("select", "size"),
+    Shortcut("size", "training-set size, select.size (2017 §5.2)", _setter("select.size"),
              True),
     Shortcut("margin", "margin δ of the margin loss, train.margin (2017 §4.2)",
-             _setter("train", "margin")),
+             _setter("train.margin")),
     Shortcut("contrastive_margin", "margin m of the contrastive loss (Opusparcus §3.2)",
-             _setter("train", "contrastive_margin")),
+             _setter("train.contrastive_margin")),
     Shortcut("megabatch", "mega-batch size M, train.megabatch.size (2018 §4)",
-             _setter("train", "megabatch", "size")),
+             _setter("train.megabatch.size")),
     Shortcut("anneal_every", "grow M by one every N mini-batches, null = no annealing "
-             "(2019 §3.1)", _setter("train", "megabatch", "anneal_every")),
+             "(2019 §3.1)", _setter("train.megabatch.anneal_every")),
     Shortcut("scramble", "scrambling rate (2018 §5.2)",
-             _setter("train", "regularisation", "scramble_rate")),
+             _setter("train.regularisation.scramble_rate")),
     Shortcut("dropout", "embedding dropout of every encoder part (2019 §3.1)", _dropout),
-    Shortcut("word_dropout", "word dropout", _setter("train", "regularisation", "word_dropout")),
-    Shortcut("lr", "Adam learning rate (2017 §5.2)", _setter("train", "lr")),
-    Shortcut("batch_size", "mini-batch size (2017 §5.2)", _setter("train", "batch_size")),
-    Shortcut("negatives", "max, rand or mix negatives (2018 §4)", _setter("train", "negatives")),
+    Shortcut("word_dropout", "word dropout", _setter("train.regularisation.word_dropout")),
+    Shortcut("lr", "Adam learning rate (2017 §5.2)", _setter("train.lr")),
+    Shortcut("batch_size", "mini-batch size (2017 §5.2)", _setter("train.batch_size")),
+    Shortcut("negatives", "max, rand or mix negatives (2018 §4)", _setter("train.negatives")),
     Shortcut("epochs", "epochs to train, the stopping epoch (2017 §5.3)",
-             _setter("train", "epochs")),
+             _setter("train.epochs")),
     Shortcut("data_mix", f"training data: {', '.join(DATA_MIXES)}, presets of train.sources "
              "over the base's corpus source (2019 §2)", _data_mix),
     Shortcut("vocab_size", "vocabulary size of every encoder part (sentencepiece pieces, "
              "words, trigrams; 2019 §3.1)", _parts("vocab_size")),
     Shortcut("dim", "embedding dimension of every encoder part (2019 §3.1)", _parts("dim")),
     Shortcut("lang_temperature", "language sampling temperature T, share ∝ n^(1/T) "
-             "(XLM §3.1), train.lang_temperature", _setter("train", "lang_temperature")),
+             "(XLM §3.1), train.lang_temperature", _setter("train.lang_temperature")),
 ]
 SHORTCUTS: dict[str, Shortcut] = {s.name: s for s in _SHORTCUTS}
 
@@ -223,48 +215,13 @@ def uses_selection(base: Config, names: list[str]) -> bool:
                for n in names)
 
 
-class UnknownParameter(ValueError):
-    """A parameter that is neither a shortcut nor a key of the configuration."""
-
-
-def _models(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
-    """The pydantic model inside ``annotation`` (through ``X | None`` and ``list[X]``) and
-    whether it is a list of them."""
-    origin = typing.get_origin(annotation)
-    if origin in (typing.Union, types.UnionType):
-        for arg in typing.get_args(annotation):
-            model, is_list = _models(arg)
-            if model is not None:
-                return model, is_list
-        return None, False
-    if origin is list:
-        model, _ = _models(typing.get_args(annotation)[0])
-        return model, True
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation, False
-    return None, False
+UnknownParameter = UnknownKey  # a parameter that is neither a shortcut nor a config key
 
 
 def check_dotted(key: str) -> None:
     """Raise :class:`UnknownParameter` unless ``key`` (``section.field[.index].field``) names
     a field of :class:`Config`."""
-    model: type[BaseModel] | None = Config
-    parts = key.split(".")
-    i = 0
-    while i < len(parts):
-        part = parts[i]
-        if model is None or part not in model.model_fields:
-            where = ".".join(parts[:i]) or "the configuration"
-            raise UnknownParameter(f"'{key}': {where} has no key '{part}'")
-        sub, is_list = _models(model.model_fields[part].annotation)
-        i += 1
-        if is_list and i < len(parts):
-            if not parts[i].isdigit():
-                raise UnknownParameter(f"'{key}': '{part}' is a list; index it with a number")
-            i += 1
-        if sub is None and i < len(parts):
-            raise UnknownParameter(f"'{key}': '{'.'.join(parts[:i])}' is a value, not a section")
-        model = sub
+    check_key(Config, key, "parameter")
 
 
 def check_parameter(name: str) -> None:
@@ -278,28 +235,6 @@ def check_parameter(name: str) -> None:
     check_dotted(name)
 
 
-def set_dotted(tree: Tree, key: str, value: Any) -> None:
-    """Set ``section.field[.index].field`` in a config tree (missing sections are created)."""
-    parts = key.split(".")
-    node: Any = tree
-    for j, part in enumerate(parts[:-1]):
-        if isinstance(node, list):
-            idx = int(part)
-            if idx >= len(node):
-                raise ValueError(f"'{key}': index {idx} past the {len(node)} item(s) of "
-                                 f"'{'.'.join(parts[:j])}'")
-            node = node[idx]
-            continue
-        if node.get(part) is None:
-            node[part] = {}
-        node = node[part]
-    last = parts[-1]
-    if isinstance(node, list):
-        node[int(last)] = value
-    else:
-        node[last] = value
-
-
 def apply_parameters(base: Config, params: dict[str, Any]) -> Config:
     """A copy of ``base`` with the trial's parameter values applied (shortcuts and dotted
     keys, in the order given) and validated again."""
@@ -309,5 +244,5 @@ def apply_parameters(base: Config, params: dict[str, Any]) -> Config:
             SHORTCUTS[name].apply(tree, value)
         else:
             check_dotted(name)
-            set_dotted(tree, name, value)
+            set_path(tree, name, value, "parameter")
     return Config.model_validate(tree)

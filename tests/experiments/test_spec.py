@@ -9,12 +9,12 @@ import yaml
 
 from paralib.experiments import NotRunnable, list_experiments, load_experiment
 from paralib.experiments.needs import unmet
-from paralib.experiments.overrides import OverrideError, apply, set_path
 from paralib.experiments.plan import plan_runs, run_tree
 from paralib.experiments.runner import check_runnable
 from paralib.experiments.spec import EXPERIMENTS_DIR, ExperimentError, Need, parse_experiment
 from paralib.io.shards import write_marker
 from paralib.io.stage import StageReport, finish
+from paralib.overrides import OverrideError, apply, set_path
 
 RUNNABLE = set(list_experiments())   # all 14 (their data outputs are checked per run)
 
@@ -150,7 +150,8 @@ def test_overrides_copy_and_index_lists():
     assert out["train"]["model"]["parts"][0]["dim"] == 16 and out["train"]["epochs"] == 1
     assert base["train"]["model"]["parts"][0]["dim"] == 300  # the base is not touched
     tree = copy.deepcopy(base)
-    with pytest.raises(OverrideError, match="'3' is not an index of a list of 1"):
+    with pytest.raises(OverrideError, match="parts is a list of 1; expected an index 0-0, got '3'"):
         set_path(tree, "train.model.parts.3.dim", 1)
-    with pytest.raises(OverrideError, match="'name' is a value"):
+    with pytest.raises(OverrideError, match=r"parts.0.name is a value \('word'\); expected a "
+                                            "section or list to hold 'x'"):
         set_path(tree, "train.model.parts.0.name.x", 1)

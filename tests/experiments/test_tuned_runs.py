@@ -160,8 +160,8 @@ def test_command_line_overrides_reach_every_config_and_are_validated(tmp_path):
                                               r"\(the experiment's own is valid\):\n  "
                                               r"train\.epochz: unknown key"):
         plan_runs(exp, "smoke", tmp_path, {"train.epochz": 3})
-    with pytest.raises(ExperimentError, match=r"--set: override 'train\.lr\.x': 'lr' is a "
-                                              r"value, not a section"):
+    with pytest.raises(ExperimentError, match=r"\(smoke\): --set train\.lr\.x: train\.lr is a "
+                                              r"value \(0\.1\); expected a section"):
         plan_runs(exp, "smoke", tmp_path, {"train.lr.x": 3})
 
 

@@ -72,7 +72,7 @@ def test_selection_shortcuts_and_dotted_keys(base):
                                   "select.folds.keep": [9, 10]})
     assert cfg.train.model.parts[1].dim == 8 and cfg.train.model.parts[0].dim == 16
     assert cfg.select.hypotheses == "all" and cfg.select.folds.keep == [9, 10]
-    with pytest.raises(ValueError, match="index 5 past the 2"):
+    with pytest.raises(ValueError, match="parts is a list of 2; expected an index 0-1, got '5'"):
         apply_parameters(base, {"train.model.parts.5.dim": 8})
     with pytest.raises(ValidationError):
         apply_parameters(base, {"length_range": [30, 10]})

@@ -44,7 +44,8 @@ def test_unknown_dotted_key_names_the_missing_part(tmp_path):
     _fails(_space(tmp_path, "parameters: {train.margn: [0.2]}"),
            "parameters.train.margn", "train has no key 'margn'")
     _fails(_space(tmp_path, "parameters: {train.model.parts.first.dim: [8]}"),
-           "parameters.train.model.parts.first.dim", "index it with a number")
+           "parameters.train.model.parts.first.dim",
+           "train.model.parts is a list; expected an index, got 'first'")
     _fails(_space(tmp_path, "set: {select.sise: 10}\nparameters: {margin: [0.2]}"),
            "set.select.sise")
 
