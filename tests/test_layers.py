@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1] / "paralib"
 LAYERS: dict[str, tuple[str, ...]] = {
     # errors, paths, logging, the pydantic base, and the pure helpers everything shares
     "core": ("paralib.errors", "paralib.paths", "paralib.redact", "paralib.text",
-             "paralib.schema", "paralib.console", "paralib.io.fs",
+             "paralib.schema", "paralib.overrides", "paralib.console", "paralib.io.fs",
              "paralib.corpora.langs", "paralib.decontaminate.normalise",
              "paralib.filters.tokenize"),
     # the configuration schema: each stage's config module and the Config that holds them, the

@@ -33,8 +33,8 @@ def test_kept_records_keep_their_fingerprints(every_need_met):
                     if record is None:
                         continue
                     checked.add(store.path(p.folder))
-                    keys = (p.train_key, run.eval_key if p is run else record.get("eval_key"))
-                    if (record["train_key"], record.get("eval_key")) != keys:
+                    keys = (p.train_key, run.eval_key if p is run else record.eval_key)
+                    if (record.train_key, record.eval_key) != keys:
                         wrong.append(f"{exp.name}/{size}/{p.name}")
     assert len(files) > 300 and checked == set(files)
     assert wrong == []
