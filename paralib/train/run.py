@@ -119,7 +119,8 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
     bilingual = (tcfg.bilingual if tcfg.bilingual is not None
                  else bool((data["lang1"] != data["lang2"]).any()))
     languages = sorted(set(data["lang1"]) | set(data["lang2"]))
-    cols = ["s1", "s2", "group"] + (["label"] if "label" in data.columns else [])
+    # the workers read the token ids (paralib.train.batches.pair_batch): the texts stay here
+    cols = ["group"] + (["label"] if "label" in data.columns else [])
     log.info("training on %d pairs (%d rejected), %d worker(s), gpu=%s", len(data),
              len(rejects), tcfg.workers, use_gpu)
     if fs.is_s3(storage):
