@@ -1,31 +1,34 @@
-"""Training speed of the averaging encoders on real bitext, before and after pre-tokenised bags
-(issue "A paraphrastic encoder worth downloading", item 5), against sentence-transformers'
-``StaticEmbedding`` on the same pairs and cores, with the STS Benchmark dev score each reaches.
+"""Training speed of the averaging encoders on real bitext, this tree's trainer against the
+trainer of ``--before`` (default: main before the speed-ups of issue "A paraphrastic encoder
+worth downloading", item 5), in process and behind ``paralib train`` on Ray Train, and
+against sentence-transformers' ``StaticEmbedding`` on the same pairs and cores, with the STS
+Benchmark dev score each reaches.
 
 Pairs: ``--pairs`` (100,000) drawn with seed 0 from a ``paralib decontaminate`` output
 (``--data``, default ``output/bitext-all``: ``paralib decontaminate --config
 configs/bitext-all.yaml``): news, Tatoeba Challenge, NTREX, TICO English-other pairs and
 Bible-version English pairs. Every setting trains one epoch in a fresh process with
-``--threads`` (2) torch threads: SP 20,000 pieces, dim 300, dropout 0.3, margin loss
-(δ 0.4) with group-aware hardest negatives from the other side, mega-batch annealed from 1 to
-20 (+1 every 150 mini-batches), batch 100, Adam 0.001. The rate is pairs / seconds of the
-epoch loop (mining, forward, backward, update; tokenising where the trainer does it per step),
-not vocabulary fitting or the dev score.
+``--threads`` (2) torch threads: SP 20,000 pieces (fitted on the first 200,000 sentences),
+dim 300, word dropout 0.3, margin loss (δ 0.4) with group-aware hardest negatives from the
+other side, mega-batch annealed from 1 to 20 (+1 every 150 mini-batches), batch 100, dense
+Adam 0.001. The rate is pairs / seconds of the epoch loop (mining, forward, backward,
+update; under Ray Train also reading the Ray Data shard, whose pipeline starts inside the
+epoch), not vocabulary fitting or the dev score.
 
-- ``before``: the trainer of commit ``--before`` (a ``git worktree`` of it; default the last
-  commit before the change), which tokenises every mini-batch and its negatives and pads them,
-  on the first ``--before-pairs`` (20,000) pairs (it is too slow for all of them).
-- ``after ...``: this tree's trainer (ids tokenised once into bags, ``embedding_bag`` with no
-  padding), with dropout on every token embedding (``tokens``) or on the mean
-  (``sentence``), dense Adam or sparse gradients with SparseAdam (``train.sparse``), and
-  with word dropout 0.3 (tokens dropped from the bags) instead of dropout.
-- ``paralib train on Ray Train``: the same trainer behind ``paralib train`` (an embedded
-  Ray with ``--threads`` CPUs, one worker), fed from the Ray Data shard.
+- ``before ...`` / ``after ...``: the trainer of commit ``--before`` (a ``git worktree`` of
+  it) and of this tree, in this process (``in process``) and as ``paralib train`` (an
+  embedded Ray with ``--threads`` CPUs, one worker, fed from the Ray Data shard); a Ray row
+  also gives ``wall_s``, the whole ``paralib train`` call (Ray start, tokeniser fitting and
+  tokenising, the epoch, dev score, checkpoint), and ``startup_s``, that minus the epoch.
+- ``--ray-pairs N ...``: more ``paralib train`` rows of this tree on N pairs (start-up is a
+  smaller part of a longer epoch).
 - ``st mnrl`` / ``st megabatch``: :mod:`st_peer` (WordPiece 20,000, dim 300, lr 0.01).
 
-    python benchmarks/train_speed.py [--pairs 100000] [--threads 2] [--skip-before]
+Every row records the load average before and after it (the cores may be shared).
 
-Writes ``benchmarks/results/train_speed.json``.
+    python benchmarks/train_speed.py [--pairs 100000] [--ray-pairs 500000] [--threads 2]
+
+Writes ``benchmarks/results/train_speed.json`` (after every row).
 """
 
 from __future__ import annotations
@@ -43,24 +46,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, sample_pairs, stsb_dev, table, write_json  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-BEFORE = "88f5677"
+BEFORE = "84becc7"
 
 
-def train_config(path: str, dropout_on: str | None, sparse: bool | None,
-                 word_dropout: float = 0.0) -> dict:
-    """SP 20k at dim 300 with dropout 0.3 on ``dropout_on`` (the old trainer's config has no
-    such key: ``None``), or with ``word_dropout`` instead of dropout."""
-    part = {"name": "sp", "vocab_size": 20_000, "dim": 300,
-            "dropout": 0.0 if word_dropout else 0.3}
-    if dropout_on:
-        part["dropout_on"] = dropout_on
+def train_config(path: str, word_dropout: float = 0.3) -> dict:
+    """SP 20k at dim 300 with word dropout 0.3, M annealed 1 -> 20, dense Adam."""
+    part = {"name": "sp", "vocab_size": 20_000, "dim": 300, "dropout": 0.0}
     cfg = {"sources": [{"kind": "corpus", "path": path}], "model": {"parts": [part]},
            "megabatch": {"size": 20, "start": 1, "anneal_every": 150}, "bilingual": True,
+           "vocab_sample": 200_000, "regularisation": {"word_dropout": word_dropout},
            "decontaminate": False}  # the sample is a decontaminate output already
-    if sparse is not None:
-        cfg["sparse"] = sparse
-    if word_dropout:
-        cfg["regularisation"] = {"word_dropout": word_dropout}
     return {"train": cfg}
 
 
@@ -117,10 +112,13 @@ def ray_worker(spec: dict) -> dict:
                           "output": str(out / "model"), "storage_path": str(out / "runs"),
                           "name": "speed"})
     tree["ray"] = {"num_cpus": spec["threads"]}
+    t0 = time.perf_counter()
     summary = train(Config.model_validate(tree), progress=False)
+    wall = time.perf_counter() - t0
     epoch = summary["history"][0]
     return {"pairs": epoch["pairs"], "seconds": epoch["seconds"],
-            "pairs_per_s": epoch["pairs_per_s"], "stsb_dev": epoch["dev_pearson"]}
+            "pairs_per_s": epoch["pairs_per_s"], "stsb_dev": epoch["dev_pearson"],
+            "wall_s": wall, "startup_s": wall - epoch["seconds"]}
 
 
 def st_worker(spec: dict) -> dict:
@@ -156,10 +154,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=str(ROOT / "output/bitext-all"))
     ap.add_argument("--pairs", type=int, default=100_000)
-    ap.add_argument("--before-pairs", type=int, default=20_000)
+    ap.add_argument("--ray-pairs", type=int, nargs="*", default=[])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--before", default=BEFORE)
     ap.add_argument("--skip-before", action="store_true")
+    ap.add_argument("--skip-st", action="store_true")
     ap.add_argument("--worker")
     args = ap.parse_args()
     if args.worker:
@@ -170,42 +169,45 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="paralib-train-speed-"))
     path = tmp / "pairs.parquet"
     sample_pairs(Path(args.data), args.pairs, path)
-    import pyarrow.parquet as pq
-
-    few = tmp / "pairs-before.parquet"
-    pq.write_table(pq.read_table(path).slice(0, args.before_pairs), few)
-    settings = []
-    if not args.skip_before:
-        tree = before_tree(args.before, tmp / "before")
-        settings.append(("before (tokens, dense)", tree,
-                         {"config": train_config(str(few), None, None)}))
-    for on, sparse in (("tokens", False), ("sentence", False), ("sentence", True)):
-        settings.append((f"after ({on}, {'sparse' if sparse else 'dense'})", ROOT,
-                         {"config": train_config(str(path), on, sparse)}))
-    settings.append(("after (word dropout 0.3, dense)", ROOT,
-                     {"config": train_config(str(path), "sentence", False, 0.3)}))
-    settings.append(("paralib train on Ray Train (word dropout 0.3)", ROOT,
-                     {"ray": True, "config": train_config(str(path), "sentence", False, 0.3)}))
-    for loss in ("mnrl", "megabatch"):
-        settings.append((f"st StaticEmbedding {loss}", ROOT,
-                         {"st": True, "loss": loss, "path": str(path)}))
+    tree = None if args.skip_before else before_tree(args.before, tmp / "before")
+    settings = [("after, in process", ROOT, {"config": train_config(str(path))})]
+    if tree:
+        settings.append((f"before ({args.before}), in process", tree,
+                         {"config": train_config(str(path))}))
+    settings.append(("after, paralib train on Ray Train", ROOT,
+                     {"ray": True, "config": train_config(str(path))}))
+    if tree:
+        settings.append((f"before ({args.before}), paralib train on Ray Train", tree,
+                         {"ray": True, "config": train_config(str(path))}))
+    if not args.skip_st:
+        for loss in ("mnrl", "megabatch"):
+            settings.append((f"st StaticEmbedding {loss}", ROOT,
+                             {"st": True, "loss": loss, "path": str(path)}))
+    for n in args.ray_pairs:
+        more = sample_pairs(Path(args.data), n, tmp / f"pairs-{n}.parquet")
+        settings.append((f"after, paralib train on Ray Train, {n:,} pairs", ROOT,
+                         {"ray": True, "config": train_config(str(more))}))
     rows = []
     try:
-        for name, tree, spec in settings:
-            result = run({**spec, "name": name, "threads": args.threads}, tree)
-            rows.append({"setting": name, **result})
+        for name, where, spec in settings:
+            load = os.getloadavg()
+            result = run({**spec, "name": name, "threads": args.threads}, where)
+            rows.append({"setting": name, **result, "load_before": load,
+                         "load_after": os.getloadavg()})
             print(f"{name}: {result['pairs_per_s']:,.0f} pairs/s, STSB dev "
-                  f"{result['stsb_dev']:.1f}", flush=True)
+                  f"{result['stsb_dev']:.1f}, load {load[0]:.1f}", flush=True)
+            write_json("train_speed", {
+                "machine": machine(), "threads": args.threads, "pairs": args.pairs,
+                "before_commit": args.before, "rows": rows})
     finally:
         if (tmp / "before").exists():   # the worktree this run added, and only it
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                             str(tmp / "before")], check=False, capture_output=True)
     print(table([{"setting": r["setting"], "pairs": r["pairs"],
-                  "pairs/s": f"{r['pairs_per_s']:,.0f}", "STSB dev": f"{r['stsb_dev']:.1f}"}
-                 for r in rows], ["setting", "pairs", "pairs/s", "STSB dev"]))
-    write_json("train_speed", {
-        "machine": machine(), "threads": args.threads, "pairs": args.pairs,
-        "before_pairs": args.before_pairs, "before_commit": args.before, "rows": rows})
+                  "pairs/s": f"{r['pairs_per_s']:,.0f}", "STSB dev": f"{r['stsb_dev']:.1f}",
+                  "start-up s": f"{r['startup_s']:.1f}" if "startup_s" in r else "",
+                  "load": f"{r['load_before'][0]:.1f}"} for r in rows],
+                ["setting", "pairs", "pairs/s", "STSB dev", "start-up s", "load"]))
 
 
 if __name__ == "__main__":

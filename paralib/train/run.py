@@ -133,7 +133,8 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
     prepared = prepare(cfg)
     data, rejects, tokenizers = prepared.data, prepared.rejects, prepared.tokenizers
     bilingual, languages = _languages(tcfg, data)
-    cols = ["s1", "s2", "group"] + (["label"] if "label" in data.columns else [])
+    # the workers read the token ids (paralib.train.batches.pair_batch): the texts stay here
+    cols = ["group"] + (["label"] if "label" in data.columns else [])
     log.info("training on %d pairs (%d rejected), %d worker(s), gpu=%s", len(data),
              len(rejects), tcfg.workers, use_gpu)
     if fs.is_s3(storage):

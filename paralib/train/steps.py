@@ -20,6 +20,7 @@ from paralib.models.bags import Bags
 from paralib.models.model import ParaphraseModel
 from paralib.train.batches import PairBatch, pair_batch
 from paralib.train.config import TrainConfig
+from paralib.train.memory import keep_freed_memory
 from paralib.train.mining import negatives
 from paralib.train.regularise import penalty
 from paralib.train.schedule import megabatches
@@ -123,6 +124,7 @@ class MegaBatchTrainer:
         self.initial = ([w.detach().clone() for w in model.word_embeddings()]
                         if cfg.regularisation.lambda_w else None)
         self.state = StepState()
+        keep_freed_memory()   # the table's gradient is reused, not faulted in, every step
 
     def _mode(self) -> str:
         if self.cfg.negatives == "mix":
@@ -169,14 +171,16 @@ class MegaBatchTrainer:
                 bags = bags.noised(reg.word_dropout, reg.scramble_rate, self.rng)
             streams.append(bags)
         vecs = self.wrapped(streams)
-        n = len(batch)
+        # one unbind instead of slices: its backward stacks the parts' gradients in one
+        # tensor, where every slice's backward fills a zero tensor of all rows and adds
+        parts = vecs.unflatten(0, (len(streams[0]) // len(batch), len(batch))).unbind(0)
         if self.loss.needs_negatives:
-            loss = self.loss(vecs[:n], vecs[n:2 * n], vecs[2 * n:3 * n], vecs[3 * n:])
+            loss = self.loss(*parts)
         else:
             if batch.labels is None:
                 raise ValueError("the contrastive loss needs labelled pairs (a 'label' column)")
             label = torch.from_numpy(np.array(batch.labels, dtype=np.int64)).to(device)
-            loss = self.loss(vecs[:n], vecs[n:], label)
+            loss = self.loss(*parts, label)
         extra = penalty(self.model, self.initial, self.cfg.regularisation)
         return loss if extra is None else loss + extra
 

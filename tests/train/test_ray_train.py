@@ -76,6 +76,10 @@ def test_minibatches_cover_the_shard_once_per_epoch_in_a_new_order():
     assert sorted(first) == sorted(second) == list(range(2_345))
     assert first != second and first == epoch(0)
     assert first[:400] != list(range(400)) and set(first[:400]) == set(range(400))
+    # reading several windows at a time cuts the same windows as reading them one by one
+    for reads in (1, 2, 3):
+        batches = list(minibatches(Shard(), cfg, 0, window=4, reads=reads))
+        assert [g for b in batches for g in b["group"].to_pylist()] == first
 
 
 class _Planted:

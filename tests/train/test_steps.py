@@ -98,6 +98,28 @@ def test_sparse_training_moves_only_its_batch_rows_and_learns(name, dev):
     assert dev_pearson(model, dev) > before + 1.0
 
 
+def test_the_batch_loss_and_its_gradient_are_those_of_the_four_slices():
+    """The trainer splits the model's vectors with one ``unbind`` (one gradient tensor in
+    backward instead of one zero-filled tensor per slice): the loss and the table's gradient
+    are bit for bit those of slicing the vectors into pairs and negatives."""
+    from paralib.models.bags import Bags
+
+    cfg = _config([ENCODERS["word"]], regularisation={})
+    model, trainer, chunks = _train(cfg)
+    batch = pair_batch(chunks[0], model)
+    n1, n2 = trainer.mine(batch)
+    loss = trainer._batch_loss(batch, n1, n2)
+    loss.backward()
+    weight = model.parts[0].embedding.weight
+    fast, weight.grad = weight.grad.clone(), None
+    n = len(batch)
+    vecs = model([Bags.concat([batch.side1[0], batch.side2[0], n1[0], n2[0]])])
+    ref = trainer.loss(vecs[:n], vecs[n:2 * n], vecs[2 * n:3 * n], vecs[3 * n:])
+    ref.backward()
+    assert loss.item() == ref.item() > 0
+    assert torch.equal(fast, weight.grad) and fast.abs().sum() > 0
+
+
 def test_combined_encoders_and_regularisers_train(dev):
     cfg = _config([ENCODERS["word"], ENCODERS["trigram"]], negatives="mix",
                   megabatch={"size": 3, "start": 1, "anneal_every": 4},
