@@ -27,6 +27,7 @@ epoch), not vocabulary fitting or the dev score.
 Every row records the load average before and after it (the cores may be shared).
 
     python benchmarks/train_speed.py [--pairs 100000] [--ray-pairs 500000] [--threads 2]
+        [--skip-before] [--skip-ray] [--skip-st] [--update]
 
 Writes ``benchmarks/results/train_speed.json`` (after every row).
 """
@@ -43,7 +44,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, sample_pairs, stsb_dev, table, write_json  # noqa: E402
+from common import RESULTS, machine, sample_pairs, stsb_dev, table, write_json  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BEFORE = "84becc7"
@@ -159,6 +160,10 @@ def main() -> None:
     ap.add_argument("--before", default=BEFORE)
     ap.add_argument("--skip-before", action="store_true")
     ap.add_argument("--skip-st", action="store_true")
+    ap.add_argument("--skip-ray", action="store_true")
+    ap.add_argument("--update", action="store_true",
+                    help="keep the rows of the JSON already written, replacing those of the "
+                    "settings run again (a rerun of some rows at a quieter time)")
     ap.add_argument("--worker")
     args = ap.parse_args()
     if args.worker:
@@ -174,9 +179,10 @@ def main() -> None:
     if tree:
         settings.append((f"before ({args.before}), in process", tree,
                          {"config": train_config(str(path))}))
-    settings.append(("after, paralib train on Ray Train", ROOT,
-                     {"ray": True, "config": train_config(str(path))}))
-    if tree:
+    if not args.skip_ray:
+        settings.append(("after, paralib train on Ray Train", ROOT,
+                         {"ray": True, "config": train_config(str(path))}))
+    if tree and not args.skip_ray:
         settings.append((f"before ({args.before}), paralib train on Ray Train", tree,
                          {"ray": True, "config": train_config(str(path))}))
     if not args.skip_st:
@@ -187,7 +193,11 @@ def main() -> None:
         more = sample_pairs(Path(args.data), n, tmp / f"pairs-{n}.parquet")
         settings.append((f"after, paralib train on Ray Train, {n:,} pairs", ROOT,
                          {"ray": True, "config": train_config(str(more))}))
-    rows = []
+    rows: list[dict] = []
+    if args.update and (RESULTS / "train_speed.json").exists():
+        again = {name for name, _, _ in settings}
+        rows = [r for r in json.loads((RESULTS / "train_speed.json").read_text())["rows"]
+                if r["setting"] not in again]
     try:
         for name, where, spec in settings:
             load = os.getloadavg()
