@@ -299,7 +299,6 @@ def main() -> None:
         cap, args.vocab, args.epochs, args.fractions = 600, 1000, 1.0, "0.5,1"
     langs = [x.strip() for x in args.langs.split(",") if x.strip()]
     fractions = sorted(float(x) for x in args.fractions.split(","))
-    os.environ.setdefault("PARALIB_DATA", "/work/shared/data")
     tmp = Path(tempfile.mkdtemp(prefix="paralib-xl-curve-"))
     payload: dict = {
         "machine": machine(), "command": " ".join(shlex.quote(a) for a in sys.argv),
