@@ -91,7 +91,9 @@ class TrainConfig(Strict):
     margin: Keyed[float] = Field(default=0.4, gt=0)
     contrastive_margin: Keyed[float] = Field(default=1.0, gt=0, le=2)
     symmetric: Keyed[bool] = True
-    negatives: Keyed[Literal["max", "rand", "mix"]] = "max"
+    # max: the hardest (2018 §4); rand; mix alternates them by mega-batch; semihard: the
+    # hardest that is farther from the anchor than its partner (FaceNet §3.2), else the hardest
+    negatives: Keyed[Literal["max", "rand", "mix", "semihard"]] = "max"
     bilingual: Keyed[bool | None] = None
     megabatch: Keyed[MegaBatchConfig] = Field(default_factory=MegaBatchConfig)
     regularisation: Keyed[RegularisationConfig] = Field(default_factory=RegularisationConfig)

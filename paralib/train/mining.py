@@ -11,6 +11,14 @@ Given the vectors of a mega-batch's pairs, each sentence gets a negative from a 
 masked with −∞), ``rand`` a uniformly random one (never the own pair), and the trainer
 alternates the two for ``mix``. The pool may include vectors gathered from other workers.
 
+``semihard`` (FaceNet, Schroff et al. 2015, §3.2) takes the hardest pool sentence that is
+still farther from the anchor than its partner: the highest cosine *below*
+``cos(anchor, partner)``. A row with no such sentence (every allowed one is closer than the
+partner) falls back to the hardest allowed one, as ``max`` would choose. On caption pairs the
+hardest negatives are mostly captions of other images of similar scenes, closer to the anchor
+than its own partner (``benchmarks/caption_groups.py``), and ``max`` then collapses to a
+constant encoder (results book experiment 7); semi-hard negatives are never closer.
+
 When the queries are the whole pool (one worker, or no gathering), the cosine matrix is
 symmetric: :func:`hardest_in_pool` computes each block of it once and reads it by rows and by
 columns, half the multiply-adds of the plain product (``benchmarks/train.py`` measures it).
@@ -150,6 +158,97 @@ def _hardest_in_pool_grouped(x: torch.Tensor, half: int, block: int,
     return best_i
 
 
+def partner_cosines(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """``cos(a[i], b[i])`` for every row: each anchor's threshold in ``semihard`` mining."""
+    return (F.normalize(a, dim=-1) * F.normalize(b, dim=-1)).sum(-1)
+
+
+def _below(sims: torch.Tensor, thresholds: torch.Tensor, dim: int
+           ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Maximum and its index along ``dim`` among the entries below the row's (``dim=1``) or
+    column's (``dim=0``) threshold; the value is −∞ where there is none."""
+    t = thresholds[:, None] if dim == 1 else thresholds[None, :]
+    return torch.where(sims < t, sims, float("-inf")).max(dim)
+
+
+def _semihard_pick(sims: torch.Tensor, thresholds: torch.Tensor | None, dim: int
+                   ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Along ``dim``: the semi-hard index (the hardest below the threshold, else the hardest;
+    with no thresholds simply the hardest), and the hardest value (−∞: nothing allowed)."""
+    v, i = sims.max(dim)
+    if thresholds is None:
+        return i, v
+    under, j = _below(sims, thresholds, dim)
+    return torch.where(torch.isneginf(under), i, j), v
+
+
+def semihardest(queries: torch.Tensor, pool: torch.Tensor, exclude: torch.Tensor,
+                thresholds: torch.Tensor, query_groups: torch.Tensor | None = None,
+                pool_groups: torch.Tensor | None = None) -> torch.Tensor:
+    """:func:`hardest` for semi-hard negatives (FaceNet §3.2): per query the most similar
+    allowed pool row whose cosine is below ``thresholds[i]`` (the query's cosine with its
+    partner, :func:`partner_cosines`); a query with no such row takes its hardest allowed
+    row. A query whose whole pool is its group keeps the old rule (own pair excluded only)."""
+    sims = F.normalize(queries, dim=-1) @ F.normalize(pool, dim=-1).T
+    sims.scatter_(1, exclude, float("-inf"))
+    _mask_groups(sims, query_groups, pool_groups)
+    pick, v = _semihard_pick(sims, thresholds, 1)
+    lost = torch.isneginf(v)
+    if query_groups is not None and pool_groups is not None and bool(lost.any()):
+        pick[lost] = semihardest(queries[lost], pool, exclude[lost], thresholds[lost])
+    return pick
+
+
+def semihard_in_pool(x: torch.Tensor, half: int, block: int = 1024,
+                     groups: torch.Tensor | None = None) -> torch.Tensor:
+    """:func:`hardest_in_pool` for semi-hard negatives (FaceNet §3.2): for row ``i`` of
+    ``x = [side 1; side 2]`` the most similar allowed row whose cosine is below
+    ``cos(x[i], x[i ± half])`` (its partner's), else (no such row) the most similar allowed row.
+
+    The same upper block triangle, with two running maxima per row: the hardest overall and the
+    hardest below the row's threshold; a block's columns are read against their own rows'
+    thresholds. Rows whose whole pool is their group fall back to ``groups=None``."""
+    x = F.normalize(x, dim=-1)
+    n = x.shape[0]
+    t = (x[:half] * x[half:2 * half]).sum(-1)
+    t = torch.cat([t, t])
+    hard_v = torch.full((n,), float("-inf"), device=x.device, dtype=x.dtype)
+    semi_v = hard_v.clone()
+    hard_i = torch.zeros(n, dtype=torch.long, device=x.device)
+    semi_i = hard_i.clone()
+    if groups is not None:
+        gi, gj = same_group_pairs(groups, groups)
+    for a in range(0, n, block):
+        xa = x[a:a + block]
+        rows = slice(a, a + len(xa))
+        if groups is not None:
+            in_rows = (gi >= a) & (gi < a + block)
+        for b in range(a, n, block):
+            sims = xa @ x[b:b + block].T
+            cols = slice(b, b + sims.shape[1])
+            for d in (0, half, -half):
+                offset = d - (b - a)
+                if -sims.shape[0] < offset < sims.shape[1]:
+                    sims.diagonal(offset).fill_(float("-inf"))
+            if groups is not None:
+                hit = in_rows & (gj >= b) & (gj < b + block)
+                sims[gi[hit] - a, gj[hit] - b] = float("-inf")
+            v, i = sims.max(1)
+            _update(hard_v[rows], hard_i[rows], v, i, b)
+            v, i = _below(sims, t[rows], 1)
+            _update(semi_v[rows], semi_i[rows], v, i, b)
+            if b != a:
+                v, i = sims.max(0)
+                _update(hard_v[cols], hard_i[cols], v, i, a)
+                v, i = _below(sims, t[cols], 0)
+                _update(semi_v[cols], semi_i[cols], v, i, a)
+    pick = torch.where(torch.isneginf(semi_v), hard_i, semi_i)
+    lost = torch.isneginf(hard_v)
+    if groups is not None and bool(lost.any()):
+        pick = torch.where(lost, semihard_in_pool(x, half, block), pick)
+    return pick
+
+
 def random_pick_grouped(exclude: torch.Tensor, pool_size: int, query_groups: torch.Tensor,
                         pool_groups: torch.Tensor, generator: torch.Generator | None = None,
                         tries: int = 20) -> torch.Tensor:
@@ -191,6 +290,7 @@ def negatives(e1: torch.Tensor, e2: torch.Tensor, mode: str, bilingual: bool,
     pool is ``side1 + side2`` (monolingual: indices ``< P`` are first sides), or for bilingual
     pairs the other language's side only: ``t1`` indexes ``pool2`` and ``t2`` indexes ``pool1``.
     ``groups`` (one id per pair of the pool) keeps every pair of the anchor's group out.
+    ``mode``: ``max`` (hardest), ``semihard`` (hardest farther than the partner) or ``rand``.
     """
     pool1 = e1 if pool1 is None else pool1
     pool2 = e2 if pool2 is None else pool2
@@ -201,24 +301,14 @@ def negatives(e1: torch.Tensor, e2: torch.Tensor, mode: str, bilingual: bool,
     qg = None if g is None else g[offset:offset + n]
     if bilingual:
         exclude = own[:, None]
-        if mode == "max" and whole:   # one product: its rows serve e1, its columns e2
-            sims = F.normalize(e1, dim=-1) @ F.normalize(e2, dim=-1).T
-            sims.diagonal().fill_(float("-inf"))
-            if g is None:
-                return sims.argmax(1), sims.argmax(0)
-            i, j = same_group_pairs(g, g)
-            kept = sims[i, j]
-            sims[i, j] = float("-inf")
-            v1, i1 = sims.max(1)
-            v2, i2 = sims.max(0)
-            lost1, lost2 = torch.isneginf(v1), torch.isneginf(v2)
-            if bool(lost1.any()) or bool(lost2.any()):   # whole pool in the group: own pair
-                sims[i, j] = kept                        # excluded only (rare)
-                i1 = torch.where(lost1, sims.argmax(1), i1)
-                i2 = torch.where(lost2, sims.argmax(0), i2)
-            return i1, i2
+        if mode in ("max", "semihard") and whole:
+            return _bilingual_whole(e1, e2, g, mode == "semihard")
         if mode == "max":
             return hardest(e1, pool2, exclude, qg, g), hardest(e2, pool1, exclude, qg, g)
+        if mode == "semihard":
+            t = partner_cosines(e1, e2)
+            return (semihardest(e1, pool2, exclude, t, qg, g),
+                    semihardest(e2, pool1, exclude, t, qg, g))
         return (_random(exclude, size, qg, g, generator).to(e1.device),
                 _random(exclude, size, qg, g, generator).to(e1.device))
     exclude = torch.stack([own, own + size], 1)
@@ -226,12 +316,43 @@ def negatives(e1: torch.Tensor, e2: torch.Tensor, mode: str, bilingual: bool,
     if mode == "max" and whole:
         best = hardest_in_pool(torch.cat([e1, e2]), size, groups=both_g)
         return best[:n], best[n:]
+    if mode == "semihard" and whole:
+        best = semihard_in_pool(torch.cat([e1, e2]), size, groups=both_g)
+        return best[:n], best[n:]
     if mode == "max":
         both = torch.cat([pool1, pool2])
         return (hardest(e1, both, exclude, qg, both_g),
                 hardest(e2, both, exclude, qg, both_g))
+    if mode == "semihard":
+        both, t = torch.cat([pool1, pool2]), partner_cosines(e1, e2)
+        return (semihardest(e1, both, exclude, t, qg, both_g),
+                semihardest(e2, both, exclude, t, qg, both_g))
     return (_random(exclude, 2 * size, qg, both_g, generator).to(e1.device),
             _random(exclude, 2 * size, qg, both_g, generator).to(e1.device))
+
+
+def _bilingual_whole(e1: torch.Tensor, e2: torch.Tensor, g: torch.Tensor | None,
+                     semi: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """Bilingual negatives of a whole pool from one product: its rows serve ``e1``, its
+    columns ``e2``; ``semi``: semi-hard, each pair's threshold the product's diagonal."""
+    sims = F.normalize(e1, dim=-1) @ F.normalize(e2, dim=-1).T
+    t = sims.diagonal().clone() if semi else None
+    sims.diagonal().fill_(float("-inf"))
+    if g is None and t is None:
+        return sims.argmax(1), sims.argmax(0)
+    if g is None:
+        return _semihard_pick(sims, t, 1)[0], _semihard_pick(sims, t, 0)[0]
+    i, j = same_group_pairs(g, g)
+    kept = sims[i, j]
+    sims[i, j] = float("-inf")
+    i1, v1 = _semihard_pick(sims, t, 1)
+    i2, v2 = _semihard_pick(sims, t, 0)
+    lost1, lost2 = torch.isneginf(v1), torch.isneginf(v2)
+    if bool(lost1.any()) or bool(lost2.any()):   # whole pool in the group: own pair
+        sims[i, j] = kept                        # excluded only (rare)
+        i1 = torch.where(lost1, _semihard_pick(sims, t, 1)[0], i1)
+        i2 = torch.where(lost2, _semihard_pick(sims, t, 0)[0], i2)
+    return i1, i2
 
 
 def _random(exclude: torch.Tensor, pool_size: int, query_groups: torch.Tensor | None,

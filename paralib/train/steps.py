@@ -136,7 +136,7 @@ class MegaBatchTrainer:
         groups never a sentence of a pair of the anchor's group."""
         mode = self._mode()
         device = next(self.model.parameters()).device
-        if mode == "max" or self.gather is not None:
+        if mode in ("max", "semihard") or self.gather is not None:
             was = self.model.training
             self.model.eval()
             with torch.no_grad():

@@ -187,7 +187,8 @@ _SHORTCUTS: list[Shortcut] = [
     Shortcut("word_dropout", "word dropout", _setter("train.regularisation.word_dropout")),
     Shortcut("lr", "Adam learning rate (2017 §5.2)", _setter("train.lr")),
     Shortcut("batch_size", "mini-batch size (2017 §5.2)", _setter("train.batch_size")),
-    Shortcut("negatives", "max, rand or mix negatives (2018 §4)", _setter("train.negatives")),
+    Shortcut("negatives", "max, rand, mix or semihard negatives (2018 §4, FaceNet §3.2)",
+             _setter("train.negatives")),
     Shortcut("epochs", "epochs to train, the stopping epoch (2017 §5.3)",
              _setter("train.epochs")),
     Shortcut("data_mix", f"training data: {', '.join(DATA_MIXES)}, presets of train.sources "

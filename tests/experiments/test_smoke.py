@@ -125,7 +125,7 @@ def test_cli_parses_and_lists(capsys):
     assert args.overrides == ["train.workers=2", "train.lr=0.01"]
     assert cli.run(_parser().parse_args(["experiment", "--list"])) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 14 and lines[6].split()[:2] == ["7", "mega-batching"]
+    assert len(lines) == 15 and lines[6].split()[:2] == ["7", "mega-batching"]
     states = [re.sub(r" \(runs kept: (small|full) \d+/\d+(, full \d+/\d+)?\)$", "", line)
               for line in lines]
     assert states[6].endswith("runnable")
