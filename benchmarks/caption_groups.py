@@ -15,7 +15,11 @@ into mega-batches of 100·M pairs:
 - ``partner_cos``, ``hardest_cos``, ``hardest_cos_grouped``: mean cosines of each first
   sentence with its partner and with its hardest negative, without and with groups;
 - ``closer``, ``closer_grouped``: the share of sentences whose hardest negative is closer to
-  them than their partner (a constant encoder then minimises the margin loss, at 2δ).
+  them than their partner (a constant encoder then minimises the margin loss, at 2δ);
+- ``semihard_cos``, ``semihard_fallback``: with groups and ``train.negatives: semihard``
+  (FaceNet §3.2: the hardest negative farther from the sentence than its partner), the mean
+  cosine of each first sentence with its negative, and the share of sentences that have no
+  negative below their partner's cosine and fall back to the hardest.
 
 Writes ``benchmarks/results/caption_groups.json``. One torch thread.
 
@@ -63,15 +67,19 @@ def measure_megabatch(model, batch, groups) -> dict[str, float]:
     partner = (anchor * F.normalize(e2, dim=-1)).sum(1)
     plain, _ = negatives(e1, e2, "max", False)
     grouped, _ = negatives(e1, e2, "max", False, groups=g)
+    semi, _ = negatives(e1, e2, "semihard", False, groups=g)
     hardest = (anchor * pool[plain]).sum(1)
     hardest_g = (anchor * pool[grouped]).sum(1)
+    semi_cos = (anchor * pool[semi]).sum(1)
     _, inverse, counts = torch.unique(g, return_inverse=True, return_counts=True)
     return {"pairs": n, "mates": int((counts[inverse] > 1).sum()),
             "in_group": int((pool_group[plain] == g).sum()),
             "partner_cos": float(partner.sum()), "hardest_cos": float(hardest.sum()),
             "hardest_cos_grouped": float(hardest_g.sum()),
             "closer": int((hardest > partner).sum()),
-            "closer_grouped": int((hardest_g > partner).sum())}
+            "closer_grouped": int((hardest_g > partner).sum()),
+            "semihard_cos": float(semi_cos.sum()),
+            "semihard_fallback": int((semi_cos >= partner).sum())}
 
 
 def measure(encoder: str, m: int, data, tokenizers, cfg) -> dict:
@@ -120,7 +128,8 @@ def main() -> None:
             print(f"{encoder} M={m}: {rows[-1]}", flush=True)
     print(f"groups by number of pairs: {sizes}")
     print(table(rows, ["encoder", "M", "pairs", "mates", "in_group", "partner_cos",
-                       "hardest_cos", "hardest_cos_grouped", "closer", "closer_grouped"]))
+                       "hardest_cos", "hardest_cos_grouped", "closer", "closer_grouped",
+                       "semihard_cos", "semihard_fallback"]))
     path = write_json("caption_groups", {"machine": machine(), "args": vars(args),
                                          "group_sizes": sizes, "rows": rows})
     print(f"wrote {path}")
