@@ -16,7 +16,7 @@ from paralib.io.shards import write_marker
 from paralib.io.stage import StageReport, finish
 from paralib.overrides import OverrideError, apply, set_path
 
-RUNNABLE = set(list_experiments())   # all 14 (their data outputs are checked per run)
+RUNNABLE = set(list_experiments())   # all 15 (their data outputs are checked per run)
 
 
 @pytest.fixture()
@@ -29,6 +29,17 @@ def test_every_issue_item_has_a_valid_file():
     names = list_experiments()
     numbers = sorted(load_experiment(n).number for n in names)
     assert numbers == list(range(1, 16))   # 15: experiment 7 with semi-hard negatives
+
+
+def test_the_semihard_variant_is_experiment_7_with_only_its_negatives_changed(tree, tmp_path):
+    semi = yaml.safe_load((EXPERIMENTS_DIR / "mega-batching-semihard.yaml").read_text())
+    assert tree["base"]["train"].pop("negatives") == "max"   # the paper's runs stay
+    assert semi["base"]["train"].pop("negatives") == "semihard"
+    for key in ("base", "grid", "sizes", "paper", "compare", "evaluate"):
+        assert semi[key] == tree[key], key
+    runs = [r for r in plan_runs(load_experiment("mega-batching-semihard"), "full", tmp_path)
+            if not r.skipped]
+    assert len(runs) == 6 and all(r.config.train.negatives == "semihard" for r in runs)
 
 
 def test_an_experiment_with_unmet_needs_says_what_it_needs(tree, tmp_path):
