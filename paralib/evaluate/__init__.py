@@ -12,8 +12,8 @@ first use, so that building the command line stays cheap.
 from paralib.lazy import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
-    ".encoders": "BASELINES Encoder EvalModel EvaluateError PairScorer as_eval_model "
-                 "load_model_folder make_baseline",
+    ".evalmodel": "Encoder EvalModel EvaluateError PairScorer",
+    ".encoders": "BASELINES as_eval_model load_model_folder make_baseline",
     ".loaders": "MissingDataError", ".common": "Settings",
     ".run": "SUITES evaluate resolve_suites",
 })
