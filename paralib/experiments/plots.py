@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paralib.contracts import RunRecord
 from paralib.experiments.aggregate import (
     aggregate,
     correlation_name,
@@ -24,13 +26,14 @@ from paralib.experiments.aggregate import (
     step_parts,
 )
 from paralib.experiments.plotspec import OverPlot, ScatterPlot, TablePlot
+from paralib.experiments.records import as_records
 from paralib.experiments.spec import Experiment
 from paralib.experiments.table import TableData
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-Records = dict[str, dict[str, Any]]
+Records = Mapping[str, RunRecord | Mapping[str, Any]]  # run name -> record (or its dump)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
@@ -123,7 +126,7 @@ def draw_over(exp: Experiment, table: TableData, records: Records, spec: OverPlo
     the cell chose ringed. The paper reports only the cell (the best fold), so its number is
     in the legend: a level line on the same axis would squash the curves whenever ours sit
     far from it."""
-    plt = _pyplot()
+    plt, records = _pyplot(), as_records(records)
     fig, ax = plt.subplots(figsize=(9, 4.5))
     labels: list[str] = []
     pos: dict[str, float] = {}
@@ -160,7 +163,7 @@ def draw_scatter(exp: Experiment, records: Records, spec: ScatterPlot, title: st
     """One labelled point per run of the correlation cell; the title gives the cell's value
     as the table does (n/a, with the reason, below the step's ``min_runs``), and the runs
     without both numbers are named under the axis."""
-    plt = _pyplot()
+    plt, records = _pyplot(), as_records(records)
     ref = exp.ours.cell(spec.row, spec.column)
     if ref is None:  # ScatterPlot.check refuses absent rows and unavailable columns
         raise ValueError(f"plot: cell ({spec.row}, {spec.column}) has no runs")
