@@ -7,11 +7,7 @@ no result and why, and what the size means for the numbers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from paralib.contracts import RunRecord
-from paralib.experiments.records import Records, as_records
+from paralib.experiments.records import AnyRecords, Records, as_records
 from paralib.experiments.table import Direction, TableData
 
 SIZE_TEXT = {
@@ -142,7 +138,7 @@ def _missing(records: Records) -> list[str]:
     return out
 
 
-def reading(table: TableData, records: Mapping[str, RunRecord | Mapping[str, Any]], size: str,
+def reading(table: TableData, records: AnyRecords, size: str,
             compare_levels: bool = True, notes: list[str] | None = None,
             best_rows: list[str] | None = None) -> str:
     """The reading paragraph (``best_rows``: the columns whose best row it names)."""

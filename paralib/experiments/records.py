@@ -29,9 +29,10 @@ RECORDS = PROJECT_ROOT / "docs" / "results" / "runs"
 RECORD = "run.json"  # a run's record in its working folder
 
 Records = dict[str, RunRecord]  # run name -> its record
+AnyRecords = Mapping[str, RunRecord | Mapping[str, Any]]  # the same, or their dumps
 
 
-def as_records(records: Mapping[str, RunRecord | Mapping[str, Any]]) -> Records:
+def as_records(records: AnyRecords) -> Records:
     """Run name → :class:`RunRecord` (what the table, the section and the plot read) from
     records or their dumps."""
     return {name: RunRecord.load(record) for name, record in records.items()}

@@ -8,13 +8,12 @@ generated reading, the exact command, the wall time measured here and the plot.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from paralib.contracts import RunRecord, TrainingSummary
 from paralib.experiments.reading import fmt_delta, reading, where
-from paralib.experiments.records import as_records
+from paralib.experiments.records import AnyRecords, as_records
 from paralib.experiments.spec import Experiment
 from paralib.experiments.table import Direction, TableData
 
@@ -78,8 +77,7 @@ def tuned_text(name: str, record: RunRecord) -> str | None:
     return f"{_cell(name)}: {chose} of {len(tuned.get('candidates', []))} candidates: {cands}"
 
 
-def cell_notes(table: TableData, records: Mapping[str, RunRecord | Mapping[str, Any]]
-               ) -> list[str]:
+def cell_notes(table: TableData, records: AnyRecords) -> list[str]:
     """Under the table: columns not available here and why, how aggregated cells were
     computed, and what each tuned run chose on dev (2017 §5.5-5.7)."""
     lines = [f"Not available here: {_cell(col)}: {_cell(why)}."
@@ -158,7 +156,7 @@ def _collapsed(train: TrainingSummary) -> bool:
     return bool(kept and kept[0].get("collapsed"))
 
 
-def runs_table(records: Mapping[str, RunRecord | Mapping[str, Any]]) -> list[str]:
+def runs_table(records: AnyRecords) -> list[str]:
     """One line per run: model, data, epochs, dev score, times, and whether it was reused."""
     lines = ["| run | model | training pairs | epochs (best) | M | dev r | train s | eval s | "
              "status |", "|---|---|---|---|---|---|---|---|---|"]
@@ -231,8 +229,8 @@ def wall_time(info: RunInfo) -> str:
             f"{info.started} {where}.")
 
 
-def render_section(exp: Experiment, table: TableData,
-                   records: Mapping[str, RunRecord | Mapping[str, Any]], info: RunInfo) -> str:
+def render_section(exp: Experiment, table: TableData, records: AnyRecords, info: RunInfo
+                   ) -> str:
     """The whole section (without its markers)."""
     records = as_records(records)
     paper = exp.paper

@@ -8,14 +8,12 @@ our difference has the same sign (within ``tie`` when the paper's two numbers ar
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from paralib.contracts import RunRecord
 from paralib.experiments.aggregate import aggregate
 from paralib.experiments.metrics import read_metric
-from paralib.experiments.records import Records, as_records, record_of
+from paralib.experiments.records import AnyRecords, Records, as_records, record_of
 from paralib.experiments.spec import CellRef, Comparison, Experiment
 
 Key = tuple[str, str]
@@ -130,8 +128,7 @@ def _aggregated_cell(exp: Experiment, ref: CellRef, col: str, p: float | None, p
     return Cell(p, ptext, ours, text, ref.run, agg.details)
 
 
-def build_table(exp: Experiment, records: Mapping[str, RunRecord | Mapping[str, Any]]
-                ) -> TableData:
+def build_table(exp: Experiment, records: AnyRecords) -> TableData:
     """Fill the table from the run records (run name → record)."""
     records = as_records(records)
     table = TableData(list(exp.paper.rows), list(exp.paper.columns),
