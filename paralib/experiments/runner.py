@@ -75,7 +75,7 @@ class ExperimentResult:
 
     experiment: Experiment
     size: str
-    records: dict[str, dict[str, Any]]  # each a RunRecord, dumped (the readers take either)
+    records: dict[str, RunRecord]
     table: TableData
     seconds: float
     results: Path
@@ -85,12 +85,12 @@ class ExperimentResult:
     @property
     def held(self) -> list[str]:
         """Runs left for a later invocation (not among ``only``, and not made before)."""
-        return [n for n, r in self.records.items() if r["status"] == "held"]
+        return [n for n, r in self.records.items() if r.status == "held"]
 
     @property
     def failed(self) -> list[str]:
         """Runs that failed (an error, not a missing input)."""
-        return [n for n, r in self.records.items() if r["status"] == "error"]
+        return [n for n, r in self.records.items() if r.status == "error"]
 
 
 def check_runnable(exp: Experiment) -> None:
@@ -294,8 +294,7 @@ def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
                 f"in {time.perf_counter() - t:.0f} s")
         seconds = time.perf_counter() - t0
         table = build_table(exp, by_run)
-        dumps = {name: rec.dump() for name, rec in by_run.items()}
-        partial = ExperimentResult(exp, size, dumps, table, seconds, book, None,
+        partial = ExperimentResult(exp, size, by_run, table, seconds, book, None,
                                    written=False)
         if partial.held:
             say(f"[{exp.name} {size}] {len(partial.held)} run(s) not made yet, so {book} is "
@@ -319,7 +318,7 @@ def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
         write_section(book, exp.number, exp.name, render_section(exp, table, by_run, info))
         say(f"[{exp.name} {size}] wrote {book}" + (f" and {plot_path}" if plot_path else "")
             + f" in {seconds:.0f} s")
-        return ExperimentResult(exp, size, dumps, table, seconds, book, plot_path)
+        return ExperimentResult(exp, size, by_run, table, seconds, book, plot_path)
 
 
 def _check_only(exp: Experiment, plans: Sequence[RunPlan], only: Sequence[str]) -> None:
