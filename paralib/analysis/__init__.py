@@ -7,21 +7,9 @@ configuration schema of every stage, translation actors included) does not pull 
 matplotlib.
 """
 
-from __future__ import annotations
+from paralib.lazy import lazy_exports
 
-import importlib
-
-_EXPORTS = {
-    "average_idf": "ngrams", "entropy": "ngrams", "idf_table": "ngrams",
-    "repetition_rate": "ngrams", "sentence_repetition_rates": "ngrams",
-    "REPORT_HTML": "report", "REPORT_JSON": "report", "analyze": "report",
-    "diversity_table": "tables", "pref_correlations": "tables",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f"paralib.analysis.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module 'paralib.analysis' has no attribute {name!r}")
+__all__, __getattr__ = lazy_exports(__name__, {
+    ".ngrams": "average_idf entropy idf_table repetition_rate sentence_repetition_rates",
+    ".report": "REPORT_HTML REPORT_JSON analyze", ".tables": "diversity_table pref_correlations",
+})

@@ -8,19 +8,10 @@ The names below load lazily: importing the package (for its config section) must
 torch, which back-translation does not need.
 """
 
-from importlib import import_module
+from paralib.lazy import lazy_exports
 
-_EXPORTS = {
-    "ClassifierDataError": "data", "split_sizes": "data",
-    "ClassifierNotFoundError": "model", "ReferenceClassifier": "model",
-    "load_classifier": "model",
-    "L2_GRID": "train", "NEGATIVES": "train", "train_classifier": "train",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(import_module(f"paralib.classifier.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module 'paralib.classifier' has no attribute {name!r}")
+__all__, __getattr__ = lazy_exports(__name__, {
+    ".data": "ClassifierDataError split_sizes",
+    ".model": "ClassifierNotFoundError ReferenceClassifier load_classifier",
+    ".train": "L2_GRID NEGATIVES train_classifier",
+})

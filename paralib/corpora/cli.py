@@ -16,13 +16,8 @@ import argparse
 import json
 
 from paralib.commands import Command
+from paralib.config import add_config_args
 from paralib.corpora.captions import SPLITS
-
-
-def _config_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", "-c", default=None, help="YAML configuration file")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a config value, e.g. --set bitext.shard_rows=2000")
 
 
 def _add_captions(subparsers) -> argparse.ArgumentParser:
@@ -31,7 +26,7 @@ def _add_captions(subparsers) -> argparse.ArgumentParser:
         description="Write Multi30k task-2 caption pairs (caption k with caption k+1 of each "
         "image) as rows id, corpus, src_lang, src, ref, trans, rank, cost for paralib score "
         "(2017 §5.3-5.7).")
-    _config_args(p)
+    add_config_args(p, example="bitext.shard_rows=2000", progress=False)
     p.add_argument("--output", default="output/captions/pairs",
                    help="output folder, local or s3:// (default: output/captions/pairs)")
     p.add_argument("--split", choices=SPLITS, default="train", help="default: train")
@@ -47,7 +42,7 @@ def _add_sts_sentences(subparsers) -> argparse.ArgumentParser:
         "sts-sentences", help="the sentences of an STS test year as a lines file",
         description="Write each distinct sentence of an STS year's input files once per line, "
         "the input of paralib pivot for round-trip paraphrases (DCU 2016 §3.2).")
-    _config_args(p)
+    add_config_args(p, example="bitext.shard_rows=2000", progress=False)
     p.add_argument("--year", type=int, default=2016, choices=range(2012, 2017),
                    help="default: 2016")
     p.add_argument("--output", default=None,

@@ -12,32 +12,10 @@ issue 'Bitext at scale').
 Names are imported on first use: :mod:`~paralib.io` reads normal forms without the index.
 """
 
-from __future__ import annotations
+from paralib.lazy import lazy_exports
 
-import importlib
-from typing import Any
-
-_EXPORTS = {
-    "EVAL_SETS": "paralib.decontaminate.evalsets",
-    "EvalSource": "paralib.decontaminate.evalsets",
-    "eval_files": "paralib.decontaminate.evalsets",
-    "eval_sentences": "paralib.decontaminate.evalsets",
-    "eval_sources": "paralib.decontaminate.evalsets",
-    "missing_sets": "paralib.decontaminate.evalsets",
-    "EvalIndex": "paralib.decontaminate.index",
-    "default_cache_dir": "paralib.decontaminate.index",
-    "fingerprint": "paralib.decontaminate.index",
-    "bulk_forms": "paralib.decontaminate.normalise",
-    "hash_strings": "paralib.decontaminate.normalise",
-    "ngram_hashes": "paralib.decontaminate.normalise",
-    "normal_form": "paralib.decontaminate.normalise",
-    "tokens": "paralib.decontaminate.normalise",
-    "window_hashes": "paralib.decontaminate.normalise",
-}
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+__all__, __getattr__ = lazy_exports(__name__, {
+    ".evalsets": "EVAL_SETS EvalSource eval_files eval_sentences eval_sources missing_sets",
+    ".index": "EvalIndex default_cache_dir fingerprint",
+    ".normalise": "bulk_forms hash_strings ngram_hashes normal_form tokens window_hashes",
+})

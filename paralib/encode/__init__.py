@@ -6,17 +6,9 @@ reads its output back. Names are imported on first use, so that reading a config
 imports :mod:`paralib.encode.config`) does not import Ray or torch.
 """
 
-from __future__ import annotations
+from paralib.lazy import lazy_exports
 
-import importlib
-from typing import Any
-
-_EXPORTS = {"encode": "pipeline", "EncodeConfig": "config", "TextInput": "config",
-            "read_vectors": "vectors", "Vectors": "vectors"}
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f"paralib.encode.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module 'paralib.encode' has no attribute {name!r}")
+__all__, __getattr__ = lazy_exports(__name__, {
+    ".pipeline": "encode", ".config": "EncodeConfig TextInput",
+    ".vectors": "read_vectors Vectors",
+})

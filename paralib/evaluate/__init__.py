@@ -9,23 +9,11 @@ and baselines, with a JSON, Markdown and HTML report.
 first use, so that building the command line stays cheap.
 """
 
-from __future__ import annotations
+from paralib.lazy import lazy_exports
 
-import importlib
-from typing import Any
-
-_EXPORTS = {
-    "BASELINES": "encoders", "Encoder": "encoders", "EvalModel": "encoders",
-    "EvaluateError": "encoders", "PairScorer": "encoders", "as_eval_model": "encoders",
-    "load_model_folder": "encoders", "make_baseline": "encoders",
-    "MissingDataError": "loaders", "Settings": "common",
-    "SUITES": "run", "evaluate": "run", "resolve_suites": "run",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f"paralib.evaluate.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module 'paralib.evaluate' has no attribute {name!r}")
+__all__, __getattr__ = lazy_exports(__name__, {
+    ".evalmodel": "Encoder EvalModel EvaluateError PairScorer",
+    ".encoders": "BASELINES as_eval_model load_model_folder make_baseline",
+    ".loaders": "MissingDataError", ".common": "Settings",
+    ".run": "SUITES evaluate resolve_suites",
+})

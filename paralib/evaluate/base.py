@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from paralib.evaluate.common import Settings, error, missing, not_applicable, skipped
-from paralib.evaluate.encoders import EvalModel
+from paralib.evaluate.evalmodel import EvalModel
 from paralib.evaluate.loaders import MissingDataError
 
 TASKS: dict[str, type[Task]] = {}

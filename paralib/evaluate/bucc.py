@@ -25,7 +25,7 @@ import numpy as np
 
 from paralib.evaluate.base import Task, load_sets, register
 from paralib.evaluate.encode import encode_texts
-from paralib.evaluate.encoders import EvalModel
+from paralib.evaluate.evalmodel import EvalModel
 from paralib.evaluate.loaders import BuccSet, read_bucc
 from paralib.evaluate.metrics import precision_recall_f1
 from paralib.mine.margin import mine

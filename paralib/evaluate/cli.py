@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from paralib.commands import Command
+from paralib.contracts import EvalReport
 from paralib.evaluate.base import SUITES
 from paralib.evaluate.common import Settings
 from paralib.evaluate.encoders import BASELINES, EvalModel, EvaluateError
@@ -68,11 +69,11 @@ def _unique(name: str, taken: dict) -> str:
     return f"{name}-{i}"
 
 
-def summary(report: dict) -> list[str]:
+def summary(report: dict | EvalReport) -> list[str]:
     """A few headline numbers per model, for the terminal."""
     lines = []
-    for suite, task in report["tasks"].items():
-        for m, res in task["models"].items():
+    for suite, task in EvalReport.load(report).tasks.items():
+        for m, res in task.models.items():
             if res["status"] != "ok":
                 lines.append(f"{suite:<10} {m:<16} {res['status']}")
                 continue
@@ -128,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"paralib evaluate: error: {exc}", file=sys.stderr)
         return 2
     print("\n".join(summary(report)))
-    files = report["files"]
+    files = EvalReport.load(report).files or {}
     print(f"report: {files['html']} (also {files['markdown']}, {files['json']})")
     return 0
 

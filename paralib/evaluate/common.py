@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from paralib.evaluate.encoders import EvalModel
+from paralib.evaluate.evalmodel import EvalModel
 from paralib.evaluate.loaders import MissingDataError
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from paralib.evaluate.base import Task, register
 from paralib.evaluate.encode import encode_pairs
-from paralib.evaluate.encoders import EvalModel
+from paralib.evaluate.evalmodel import EvalModel
 from paralib.evaluate.loaders import MissingDataError, Pairs, read_msrpc, read_paws
 from paralib.evaluate.metrics import accuracy_f1
 

@@ -1,10 +1,6 @@
-"""What the evaluation stage evaluates: sentence encoders, pair scorers and their baselines.
-
-An *encoder* is anything with ``encode(sentences, batch_size=256, normalize=False, lang=None)``
-returning an ``(n, d)`` float array (:class:`Encoder`, the interface of
-``paralib.models.load``). A *pair scorer* gives a similarity to sentence pairs directly
-(:class:`PairScorer`; sentence BLEU, 2018 Table 8): it takes part in the pair tasks (STS,
-detection) and is ``n/a`` elsewhere.
+"""What the evaluation stage evaluates, built: model folders, baselines and the objects that
+:func:`paralib.evaluate.evaluate` accepts, each as an :class:`EvalModel` (the types are in
+:mod:`paralib.evaluate.evalmodel`).
 
 :class:`EvalModel` is one evaluated system: its name, the object, the languages it covers and,
 when it can be rebuilt in another process, an :class:`EncoderSource` so that large sets are
@@ -18,36 +14,21 @@ from __future__ import annotations
 import gzip
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
-from paralib.errors import ConfigurationError
-
-
-@runtime_checkable
-class Encoder(Protocol):
-    """A sentence encoder (``paralib.models.SentenceEncoder`` and the encoder baselines)."""
-
-    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False,
-               lang: str | None = None) -> np.ndarray:
-        """Embeddings of ``sentences`` as an ``(n, d)`` float array."""
-        ...
-
-
-@runtime_checkable
-class PairScorer(Protocol):
-    """A similarity of sentence pairs that is not an encoder (sentence BLEU)."""
-
-    def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
-        """One similarity per pair ``(a[i], b[i])``."""
-        ...
-
-
-class EvaluateError(ConfigurationError, ValueError):
-    """A model or baseline cannot be evaluated (bad folder, unknown name, missing package)."""
+from paralib.evaluate.evalmodel import (
+    Encoder,
+    EvalModel,
+    EvaluateError,
+    PairScorer,
+    SentenceTransformerEncoder,
+    unit_rows,
+)
+from paralib.evaluate.peers import MODEL2VEC, SENTENCE_TRANSFORMERS, folder_kind, load_peer
 
 
 @dataclass(frozen=True)
@@ -65,35 +46,6 @@ class EncoderSource:
         return make_baseline(self.ref).encoder  # type: ignore[return-value]
 
 
-@dataclass
-class EvalModel:
-    """One evaluated system.
-
-    ``languages`` are ISO 639-1 codes, or ``None`` for a language-agnostic pair scorer.
-    ``source`` is set when the encoder can be rebuilt inside a Ray actor.
-    """
-
-    name: str
-    encoder: Any
-    languages: tuple[str, ...] | None
-    source: EncoderSource | None = None
-    description: str = ""
-    info: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def is_encoder(self) -> bool:
-        """True for sentence encoders, False for pair scorers."""
-        return not isinstance(self.encoder, PairScorer) and hasattr(self.encoder, "encode")
-
-    def covers(self, *langs: str) -> bool:
-        """Whether every language in ``langs`` is covered."""
-        return self.languages is None or all(lang in self.languages for lang in langs)
-
-    def coverage(self) -> str:
-        """The covered languages, for messages: ``(de, en)``."""
-        return "(any language)" if self.languages is None else f"({', '.join(self.languages)})"
-
-
 class KwargsAdapter:
     """Make an ``encode(texts)``-only object (e.g. ``GloveAverageEncoder``) an :class:`Encoder`:
     ``batch_size`` and ``lang`` are ignored, ``normalize`` is applied here."""
@@ -107,13 +59,6 @@ class KwargsAdapter:
         """Embeddings from the wrapped object (unit length when ``normalize``)."""
         emb = np.asarray(self.inner.encode(list(sentences)), dtype=np.float32)
         return unit_rows(emb) if normalize else emb
-
-
-def unit_rows(x: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length; all-zero rows stay zero (their cosine with anything is 0)."""
-    x = np.asarray(x, dtype=np.float32)
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return x / np.maximum(norms, 1e-12)
 
 
 class SentenceBleu:
@@ -139,21 +84,6 @@ class SentenceBleu:
             return np.zeros(0)
         score = (one_way(a, b) + one_way(b, a)) / 2
         return np.nan_to_num(score, nan=0.0)
-
-
-class SentenceTransformerEncoder:
-    """Any loaded ``SentenceTransformer`` as an evaluation encoder (float32 vectors)."""
-
-    def __init__(self, model, languages: tuple[str, ...] = ("en",)):
-        self.model, self.languages = model, tuple(languages)
-
-    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False,
-               lang: str | None = None) -> np.ndarray:
-        """The model's sentence embeddings (``lang`` does not change them)."""
-        return np.asarray(self.model.encode(list(sentences), batch_size=batch_size,
-                                            normalize_embeddings=normalize,
-                                            convert_to_numpy=True, show_progress_bar=False),
-                          dtype=np.float32)
 
 
 class MiniLMEncoder(SentenceTransformerEncoder):
@@ -263,14 +193,14 @@ def load_model_folder(path: str | Path, name: str | None = None) -> EvalModel:
     """Load a model folder: a sentence-transformers or model2vec folder with its library
     (:mod:`paralib.evaluate.peers`), any other with ``paralib.models.load`` (its errors say
     what is missing); the model is rebuilt from the same folder inside Ray actors."""
-    from paralib.evaluate.peers import MODEL2VEC, SENTENCE_TRANSFORMERS, folder_kind, load_peer
-
     folder = Path(path)
     if not folder.is_dir():
         raise EvaluateError(f"model folder {folder} does not exist")
     kind = folder_kind(folder)
     if kind in (MODEL2VEC, SENTENCE_TRANSFORMERS):
-        return load_peer(folder, kind, name or folder.name)
+        peer, langs = load_peer(folder, kind)
+        return EvalModel(name or folder.name, peer, langs, EncoderSource("model", str(folder)),
+                         f"{kind} folder {folder}", {"library": kind})
     try:
         from paralib.models import load
     except ImportError as e:

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from paralib.evaluate.encoders import unit_rows
+from paralib.evaluate.evalmodel import unit_rows
 
 
 def _finite(x: float) -> float | None:

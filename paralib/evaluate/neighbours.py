@@ -16,7 +16,7 @@ import numpy as np
 
 from paralib.evaluate.base import Task, register
 from paralib.evaluate.encode import encode_texts
-from paralib.evaluate.encoders import EvalModel, unit_rows
+from paralib.evaluate.evalmodel import EvalModel, unit_rows
 from paralib.evaluate.loaders import MissingDataError, read_tatoeba
 
 # language -> Tatoeba sets whose side in that language forms the corpus

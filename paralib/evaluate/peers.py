@@ -22,13 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from paralib.evaluate.encoders import (
-    EncoderSource,
-    EvalModel,
-    EvaluateError,
-    SentenceTransformerEncoder,
-    unit_rows,
-)
+from paralib.evaluate.evalmodel import EvaluateError, SentenceTransformerEncoder, unit_rows
 from paralib.models.folder import CONFIG, FORMAT
 
 PARALIB, SENTENCE_TRANSFORMERS, MODEL2VEC = "paralib", "sentence-transformers", "model2vec"
@@ -117,9 +111,9 @@ def load_sentence_transformers(folder: Path, languages: tuple[str, ...]
     return SentenceTransformerEncoder(model, languages)
 
 
-def load_peer(folder: Path, kind: str, name: str) -> EvalModel:
-    """An :class:`EvalModel` of a sentence-transformers or model2vec folder (rebuilt from the
-    folder inside Ray actors, as a paralib model folder is)."""
+def load_peer(folder: Path, kind: str) -> tuple[Any, tuple[str, ...]]:
+    """The encoder of a sentence-transformers or model2vec folder and its languages
+    (:func:`paralib.evaluate.encoders.load_model_folder` makes it an ``EvalModel``)."""
     langs = card_languages(folder)
     if kind == MODEL2VEC:
         try:
@@ -131,5 +125,4 @@ def load_peer(folder: Path, kind: str, name: str) -> EvalModel:
         encoder = load_sentence_transformers(folder, langs)
     else:
         raise EvaluateError(f"{folder}: not a {SENTENCE_TRANSFORMERS} or {MODEL2VEC} folder")
-    return EvalModel(name, encoder, langs, EncoderSource("model", str(folder)),
-                     f"{kind} folder {folder}", {"library": kind})
+    return encoder, langs

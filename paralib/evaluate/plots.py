@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from paralib.contracts import TaskReport
+
 Values = dict[str, dict[str, float | None]]  # model -> category -> value
 
 
@@ -14,11 +16,10 @@ def _ok(entry: dict | None) -> bool:
     return bool(entry) and entry.get("status") == "ok"
 
 
-def plot_values(suite: str, task: dict) -> tuple[str, str, Values] | None:
+def plot_values(suite: str, task: TaskReport) -> tuple[str, str, Values] | None:
     """(title, y label, values) of a task's plot, or None when it has none."""
-    models = task.get("models", {})
     vals: Values = {}
-    for m, res in models.items():
+    for m, res in task.models.items():
         sets = res.get("sets", {})
         if suite in ("sts", "stsb", "sick", "sts17"):
             vals[m] = {s: e.get("pearson") for s, e in sets.items() if _ok(e)}

@@ -36,15 +36,14 @@ def sections(report: dict | EvalReport, out: Path | None = None) -> list[dict]:
     """One section per task: title, paper, notes, tables and (when ``out``) its plot."""
     result = []
     for suite, entry in EvalReport.load(report).tasks.items():
-        task = entry.model_dump(exclude_unset=True)
-        tables: list[Table] = TABLES[suite](task) if entry.models else []
+        tables: list[Table] = TABLES[suite](entry) if entry.models else []
         plot = None
-        spec = plot_values(suite, task)
+        spec = plot_values(suite, entry)
         if out is not None and spec is not None:
             plot = f"{PLOTS}/{plot_name(suite)}"
             bar_chart(*spec, out / plot)
         result.append({"suite": suite, "title": entry.title, "paper": entry.paper,
-                       "notes": entry.notes, "status": status_notes(task),
+                       "notes": entry.notes, "status": status_notes(entry),
                        "tables": tables, "plot": plot})
     return result
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from paralib.evaluate.base import Task, register
-from paralib.evaluate.encoders import EvalModel
+from paralib.evaluate.evalmodel import EvalModel
 from paralib.evaluate.loaders import MissingDataError, read_gz_lines
 
 SPEED_FILE = ("bitext", "multi30k", "task1", "raw", "train.en.gz")

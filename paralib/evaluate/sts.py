@@ -14,7 +14,7 @@ from typing import Any
 
 from paralib.evaluate.base import Task, load_sets, register
 from paralib.evaluate.encode import pair_similarities
-from paralib.evaluate.encoders import EvalModel
+from paralib.evaluate.evalmodel import EvalModel
 from paralib.evaluate.loaders import STS_YEARS, Pairs, read_sick, read_sts, read_stsb
 from paralib.evaluate.metrics import correlations, mean_of
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from paralib.contracts import TaskReport
 from paralib.evaluate.loaders import STS_YEARS
 
 
@@ -48,10 +49,6 @@ def pair_cell(entry: dict | None, a: str, b: str) -> str:
     return f"{num(entry.get(a))} / {num(entry.get(b))}"
 
 
-def _models(task: dict) -> dict[str, dict]:
-    return task.get("models", {})
-
-
 def _set(result: dict, name: str) -> dict:
     """The per-set entry, or the model-level status when the task did not run on sets."""
     if "sets" in result and name in result["sets"]:
@@ -61,13 +58,13 @@ def _set(result: dict, name: str) -> dict:
     return {"status": "-"}
 
 
-def sts_tables(task: dict) -> list[Table]:
+def sts_tables(task: TaskReport) -> list[Table]:
     """2018 Table 8 (year means, Pearson and Spearman) and every dataset."""
     years = [str(y) for y in STS_YEARS]
     out = []
     for metric, sym in (("pearson", "Pearson's r × 100"), ("spearman", "Spearman's ρ × 100")):
         rows = []
-        for m, res in _models(task).items():
+        for m, res in task.models.items():
             if res.get("status") != "ok":
                 rows.append([m] + [res.get("status", "error")] * (len(years) + 1))
                 continue
@@ -75,44 +72,42 @@ def sts_tables(task: dict) -> list[Table]:
                         [num(res["all"][metric])])
         out.append(Table(f"STS 2012-2016, mean per year ({sym})", ["Model", *years, "All"],
                          rows))
-    sets = list(next(iter(_models(task).values()), {}).get("sets", {}))
-    names = list(_models(task))
-    rows = [[s] + [pair_cell(_set(_models(task)[m], s), "pearson", "spearman") for m in names]
+    sets = list(next(iter(task.models.values()), {}).get("sets", {}))
+    names = list(task.models)
+    rows = [[s] + [pair_cell(_set(task.models[m], s), "pearson", "spearman") for m in names]
             for s in sets]
     out.append(Table("STS 2012-2016 per dataset (r / ρ × 100)", ["Dataset", *names], rows))
     return out
 
 
-def split_table(task: dict, title: str) -> list[Table]:
+def split_table(task: TaskReport, title: str) -> list[Table]:
     """STS Benchmark (2018 Table 9) or SICK: r and ρ per split."""
-    models = _models(task)
-    sets = list(next(iter(models.values()), {}).get("sets", {}))
+    sets = list(next(iter(task.models.values()), {}).get("sets", {}))
     header = ["Model"] + [f"{s} {k}" for s in sets for k in ("r", "ρ")]
     rows = [[m] + [cell(_set(res, s), k) for s in sets for k in ("pearson", "spearman")]
-            for m, res in models.items()]
+            for m, res in task.models.items()]
     return [Table(title, header, rows)]
 
 
-def sts17_tables(task: dict) -> list[Table]:
+def sts17_tables(task: TaskReport) -> list[Table]:
     """2019 Table 2: Pearson's r × 100 per track (Spearman's ρ in a second table)."""
-    models = _models(task)
-    tracks = list(next(iter(models.values()), {}).get("sets", {}))
+    tracks = list(next(iter(task.models.values()), {}).get("sets", {}))
     out = []
     for metric, sym in (("pearson", "Pearson's r × 100"), ("spearman", "Spearman's ρ × 100")):
-        rows = [[m] + [cell(_set(res, t), metric) for t in tracks] for m, res in models.items()]
+        rows = [[m] + [cell(_set(res, t), metric) for t in tracks]
+                for m, res in task.models.items()]
         out.append(Table(f"STS 2017 ({sym})", ["Model", *tracks], rows))
     return out
 
 
-def detection_tables(task: dict) -> list[Table]:
+def detection_tables(task: TaskReport) -> list[Table]:
     """Accuracy / F1 × 100 per set and feature set (Opusparcus Tables 2 and 7)."""
     from paralib.evaluate.detection import FEATURES
 
-    models = _models(task)
-    sets = list(task.get("data", {}))
+    sets = list(task.data)
     labels = {**FEATURES, "score": "score"}
     rows = []
-    for m, res in models.items():
+    for m, res in task.models.items():
         kinds = []
         for s in sets:
             e = _set(res, s)
@@ -126,35 +121,33 @@ def detection_tables(task: dict) -> list[Table]:
             rows.append(row)
     base = ["all paraphrases"]
     for s in sets:
-        found = [_set(r, s)["all_paraphrases"] for r in models.values()
+        found = [_set(r, s)["all_paraphrases"] for r in task.models.values()
                  if _set(r, s).get("status") == "ok"]
         base.append(pair_cell(found[0], "accuracy", "f1") if found else "-")
     rows.append(base)
     return [Table("Paraphrase detection (accuracy / F1 × 100)", ["Model (features)", *sets], rows)]
 
 
-def tatoeba_tables(task: dict) -> list[Table]:
+def tatoeba_tables(task: TaskReport) -> list[Table]:
     """Retrieval accuracy xx→en / en→xx (%) per language."""
-    models = _models(task)
     langs: list[str] = []
-    for res in models.values():
+    for res in task.models.values():
         langs += [s for s in res.get("sets", {}) if s not in langs]
     rows = [[m] +
             [pair_cell(res.get("sets", {}).get(s), "xx->en", "en->xx")
              if s in res.get("sets", {}) else (res.get("status") if res.get("status") != "ok"
                                                else "-") for s in langs]
-            for m, res in models.items()]
+            for m, res in task.models.items()]
     return [Table("Tatoeba retrieval accuracy (%, xx→en / en→xx)", ["Model", *langs],
                   rows)]
 
 
-def bucc_tables(task: dict) -> list[Table]:
+def bucc_tables(task: TaskReport) -> list[Table]:
     """2019 Table 3 (F1) and the precision / recall / threshold behind it."""
-    models = _models(task)
-    pairs = list(task.get("data", {}))
-    f1 = [[m] + [_test(_set(res, p), "f1") for p in pairs] for m, res in models.items()]
+    pairs = list(task.data)
+    f1 = [[m] + [_test(_set(res, p), "f1") for p in pairs] for m, res in task.models.items()]
     detail = []
-    for m, res in models.items():
+    for m, res in task.models.items():
         for p in pairs:
             e = _set(res, p)
             if e.get("status") != "ok":
@@ -173,12 +166,11 @@ def _test(entry: dict, key: str) -> str:
     return num(entry["test"][key]) if entry.get("status") == "ok" else entry.get("status", "-")
 
 
-def neighbours_tables(task: dict) -> list[Table]:
+def neighbours_tables(task: TaskReport) -> list[Table]:
     """Opusparcus Tables 4-5: the closest sentences to each query, models side by side."""
-    models = _models(task)
     out = []
     queries: dict[tuple[str, str], dict[str, list]] = {}
-    for m, res in models.items():
+    for m, res in task.models.items():
         for lang, e in res.get("sets", {}).items():
             if e.get("status") != "ok":
                 continue
@@ -194,10 +186,10 @@ def neighbours_tables(task: dict) -> list[Table]:
     return out
 
 
-def speed_tables(task: dict) -> list[Table]:
+def speed_tables(task: TaskReport) -> list[Table]:
     """2019 Table 4: sentences per second."""
     rows = []
-    for m, res in _models(task).items():
+    for m, res in task.models.items():
         e = _set(res, "multi30k-en")
         if e.get("status") != "ok":
             rows.append([m, e.get("status", "-"), "-", "-", "-", "-"])
@@ -221,15 +213,15 @@ TABLES = {
 }
 
 
-def status_notes(task: dict) -> list[str]:
+def status_notes(task: TaskReport) -> list[str]:
     """One line per missing file, and per model and reason for skipped / failed sets."""
     notes = []
-    for name, d in task.get("data", {}).items():
+    for name, d in task.data.items():
         if d.get("status") == "missing":
             notes.append(f"Missing data ({name}): {d['message']}")
-    if task.get("error"):
-        notes.append(f"The task failed: {task['error']}")
-    for m, res in task.get("models", {}).items():
+    if task.error:
+        notes.append(f"The task failed: {task.error}")
+    for m, res in task.models.items():
         if res.get("status") in ("n/a", "skipped", "error") and not res.get("sets"):
             needs = f" (needs {', '.join(res['needs'])})" if res.get("needs") else ""
             notes.append(f"{m}: {res['status']}{needs}: {res.get('reason') or res.get('message')}")

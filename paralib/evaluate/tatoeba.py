@@ -11,7 +11,7 @@ import numpy as np
 from paralib.evaluate.base import Task, overall_status, register
 from paralib.evaluate.common import error, missing, not_applicable, skipped
 from paralib.evaluate.encode import encode_texts
-from paralib.evaluate.encoders import EvalModel, unit_rows
+from paralib.evaluate.evalmodel import EvalModel, unit_rows
 from paralib.evaluate.loaders import MissingDataError, read_tatoeba
 
 

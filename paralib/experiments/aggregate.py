@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from paralib.experiments.metrics import read_metric
+from paralib.experiments.records import Records, record_of
 from paralib.experiments.spec import AggStep, CellRef, Experiment, Where, fill
 
 
@@ -38,11 +38,11 @@ def _num(value: float | None) -> str:
     return "—" if value is None else f"{value:.3g}" if abs(value) < 1 else f"{value:.1f}"
 
 
-def _metric(records: dict[str, dict[str, Any]], run: str, metric: str) -> float | None:
+def _metric(records: Records, run: str, metric: str) -> float | None:
     """A run's number, ``None`` for a run without a result (not ok) or a NaN. A run that is ok
     but lacks the metric raises :class:`MetricError`, as in a plain cell: that is a wrong
     metric path (a typo), not a missing result."""
-    value = read_metric({"name": run, **records.get(run, {"status": "skipped"})}, metric)
+    value = read_metric(record_of(records, run), metric)
     return value if value is None or math.isfinite(value) else None
 
 
@@ -51,7 +51,7 @@ def correlation_name(how: str) -> str:
     return "Spearman's ρ" if how == "spearman" else "Pearson's r"
 
 
-def kept_values(step: AggStep, exp: Experiment, ref: CellRef, records: dict,
+def kept_values(step: AggStep, exp: Experiment, ref: CellRef, records: Records,
                 bound: dict[str, str] | None = None) -> list[tuple[str, str]]:
     """``(value, run name)`` of every value the step goes over that its ``where`` keeps."""
     out = []
@@ -84,7 +84,7 @@ def rank_correlation(x: list[float], y: list[float], how: str = "spearman") -> f
     return float(np.corrcoef(a.to_numpy(), b.to_numpy())[0, 1])
 
 
-def correlation_points(step: AggStep, exp: Experiment, ref: CellRef, records: dict,
+def correlation_points(step: AggStep, exp: Experiment, ref: CellRef, records: Records,
                        bound: dict[str, str] | None = None
                        ) -> tuple[list[tuple[str, float, float]], list[str]]:
     """The runs a correlation step goes over, as ``(value, with-metric, cell metric)``
@@ -100,7 +100,7 @@ def correlation_points(step: AggStep, exp: Experiment, ref: CellRef, records: di
     return points, left
 
 
-def _correlate(step: AggStep, exp: Experiment, ref: CellRef, records: dict,
+def _correlate(step: AggStep, exp: Experiment, ref: CellRef, records: Records,
                bound: dict[str, str]) -> Aggregated:
     points, left = correlation_points(step, exp, ref, records, bound)
     name = correlation_name(step.how)
@@ -140,7 +140,7 @@ def reduce_parts(step: AggStep, parts: list[tuple[str, Aggregated]], scale: floa
     return Aggregated(value, note=f"{step.over} {label}", chosen=label, details=[detail])
 
 
-def aggregate(exp: Experiment, ref: CellRef, records: dict[str, dict[str, Any]],
+def aggregate(exp: Experiment, ref: CellRef, records: Records,
               scale: float = 1.0, bound: dict[str, str] | None = None,
               steps: list[AggStep] | None = None) -> Aggregated:
     """The value of an aggregated cell from the run records (before ``scale``, which only
@@ -155,7 +155,7 @@ def aggregate(exp: Experiment, ref: CellRef, records: dict[str, dict[str, Any]],
     return reduce_parts(step, step_parts(exp, ref, records, scale, bound, steps), scale)
 
 
-def step_parts(exp: Experiment, ref: CellRef, records: dict[str, dict[str, Any]],
+def step_parts(exp: Experiment, ref: CellRef, records: Records,
                scale: float = 1.0, bound: dict[str, str] | None = None,
                steps: list[AggStep] | None = None) -> list[tuple[str, Aggregated]]:
     """Each value of the outermost mean/max/min step (those its ``where`` keeps) with what

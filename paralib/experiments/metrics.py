@@ -17,8 +17,10 @@ SP overlap of its bitext with English, 2019 note 10).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from paralib.contracts import RunRecord
 from paralib.errors import ConfigurationError
 
 
@@ -26,18 +28,21 @@ class MetricError(ConfigurationError, KeyError):
     """A metric path that the run's results do not have."""
 
 
-def read_metric(record: dict[str, Any], metric: str) -> float | None:
+def read_metric(record: RunRecord | Mapping[str, Any], metric: str) -> float | None:
     """The value of ``metric`` in a run record, ``None`` when the run has no result for it
     (not run, missing input, a set whose data is missing)."""
     suite, _, rest = metric.partition("/")
-    if record.get("status") != "ok":
+    record = RunRecord.load(record)
+    if record.status != "ok":
         return None
-    if suite in ("train", "properties"):
-        node: Any = record.get(suite) or {}
+    if suite == "train":
+        node: Any = record.train.dump() if record.train else {}
+    elif suite == "properties":
+        node = record.properties or {}
     else:
-        node = (record.get("results") or {}).get(suite)
+        node = (record.results or {}).get(suite)
         if node is None:
-            raise MetricError(f"metric '{metric}': run '{record.get('name')}' was not "
+            raise MetricError(f"metric '{metric}': run '{record.name}' was not "
                               f"evaluated on suite '{suite}'")
     if suite == "sts" and rest.startswith("datasets/"):
         return _dataset_mean(node, rest.removeprefix("datasets/"), metric)
@@ -50,7 +55,7 @@ def read_metric(record: dict[str, Any], metric: str) -> float | None:
             continue
         if not isinstance(node, dict) or key not in node:
             raise MetricError(f"metric '{metric}': no '{key}' in the results of run "
-                              f"'{record.get('name')}'")
+                              f"'{record.name}'")
         node = node[key]
     if isinstance(node, dict):
         if node.get("status") not in (None, "ok"):

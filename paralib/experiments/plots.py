@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from paralib.experiments.aggregate import (
     aggregate,
@@ -24,13 +24,13 @@ from paralib.experiments.aggregate import (
     step_parts,
 )
 from paralib.experiments.plotspec import OverPlot, ScatterPlot, TablePlot
+from paralib.experiments.records import AnyRecords, as_records
 from paralib.experiments.spec import Experiment
 from paralib.experiments.table import TableData
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-Records = dict[str, dict[str, Any]]
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
@@ -63,7 +63,7 @@ def _pyplot():
     return plt
 
 
-def plot_experiment(exp: Experiment, table: TableData, records: Records, path: Path) -> Path:
+def plot_experiment(exp: Experiment, table: TableData, records: AnyRecords, path: Path) -> Path:
     """Draw the experiment's plot (``exp.plot``) and write it to ``path`` (PNG)."""
     title = f"{exp.title} ({exp.paper.table})"
     spec = exp.plot
@@ -116,14 +116,14 @@ def draw_table(table: TableData, spec: TablePlot, title: str) -> Figure:
     return fig
 
 
-def draw_over(exp: Experiment, table: TableData, records: Records, spec: OverPlot,
+def draw_over(exp: Experiment, table: TableData, records: AnyRecords, spec: OverPlot,
               title: str) -> Figure:
     """A line per row through the values of its cell's outermost step, at the step's labels
     (a value without a result, or one the step's ``where`` leaves out, is a gap), the value
     the cell chose ringed. The paper reports only the cell (the best fold), so its number is
     in the legend: a level line on the same axis would squash the curves whenever ours sit
     far from it."""
-    plt = _pyplot()
+    plt, records = _pyplot(), as_records(records)
     fig, ax = plt.subplots(figsize=(9, 4.5))
     labels: list[str] = []
     pos: dict[str, float] = {}
@@ -156,11 +156,11 @@ def draw_over(exp: Experiment, table: TableData, records: Records, spec: OverPlo
     return fig
 
 
-def draw_scatter(exp: Experiment, records: Records, spec: ScatterPlot, title: str) -> Figure:
+def draw_scatter(exp: Experiment, records: AnyRecords, spec: ScatterPlot, title: str) -> Figure:
     """One labelled point per run of the correlation cell; the title gives the cell's value
     as the table does (n/a, with the reason, below the step's ``min_runs``), and the runs
     without both numbers are named under the axis."""
-    plt = _pyplot()
+    plt, records = _pyplot(), as_records(records)
     ref = exp.ours.cell(spec.row, spec.column)
     if ref is None:  # ScatterPlot.check refuses absent rows and unavailable columns
         raise ValueError(f"plot: cell ({spec.row}, {spec.column}) has no runs")

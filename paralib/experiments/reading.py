@@ -7,8 +7,7 @@ no result and why, and what the size means for the numbers.
 
 from __future__ import annotations
 
-from typing import Any
-
+from paralib.experiments.records import AnyRecords, Records, as_records
 from paralib.experiments.table import Direction, TableData
 
 SIZE_TEXT = {
@@ -128,25 +127,25 @@ def _levels(table: TableData) -> list[str]:
             f"{_signed(max(diffs))})."]
 
 
-def _missing(records: dict[str, dict[str, Any]]) -> list[str]:
+def _missing(records: Records) -> list[str]:
     out = []
     for status, what in (("missing", "missing input"), ("error", "failed"),
                          ("skipped", "not run at this size")):
-        names = [f"{n} ({r.get('message', '')})" if status != "skipped" else n
-                 for n, r in records.items() if r.get("status") == status]
+        names = [f"{n} ({r.message or ''})" if status != "skipped" else n
+                 for n, r in records.items() if r.status == status]
         if names:
             out.append(f"Runs {what}: {'; '.join(names)}.")
     return out
 
 
-def reading(table: TableData, records: dict[str, dict[str, Any]], size: str,
+def reading(table: TableData, records: AnyRecords, size: str,
             compare_levels: bool = True, notes: list[str] | None = None,
             best_rows: list[str] | None = None) -> str:
     """The reading paragraph (``best_rows``: the columns whose best row it names)."""
     sentences = _agreement(table) + _best_rows(table, best_rows)
     if compare_levels:
         sentences += _levels(table)
-    sentences += _missing(records)
+    sentences += _missing(as_records(records))
     if SIZE_TEXT.get(size):
         sentences.append(SIZE_TEXT[size])
     sentences += list(notes or [])

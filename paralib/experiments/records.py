@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,22 @@ from paralib.paths import PROJECT_ROOT
 
 RECORDS = PROJECT_ROOT / "docs" / "results" / "runs"
 RECORD = "run.json"  # a run's record in its working folder
+
+Records = dict[str, RunRecord]  # run name -> its record
+AnyRecords = Mapping[str, RunRecord | Mapping[str, Any]]  # the same, or their dumps
+
+
+def as_records(records: AnyRecords) -> Records:
+    """Run name → :class:`RunRecord` (what the table, the section and the plot read) from
+    records or their dumps."""
+    return {name: RunRecord.load(record) for name, record in records.items()}
+
+
+def record_of(records: Records, run: str) -> RunRecord:
+    """The record of ``run`` named so (a run without one was not made: ``skipped``)."""
+    record = records.get(run)
+    record = RunRecord(status="skipped") if record is None else record
+    return record if record.name else record.model_copy(update={"name": run})
 
 
 def complete(record: dict[str, Any] | RunRecord | None, train_key: str, eval_key: str) -> bool:

@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from paralib.contracts import RunRecord, TrainingSummary
 from paralib.experiments.reading import fmt_delta, reading, where
+from paralib.experiments.records import AnyRecords, as_records
 from paralib.experiments.spec import Experiment
 from paralib.experiments.table import Direction, TableData
 
@@ -61,9 +63,9 @@ def main_table(exp: Experiment, table: TableData) -> list[str]:
     return lines
 
 
-def tuned_text(name: str, record: dict[str, Any]) -> str | None:
+def tuned_text(name: str, record: RunRecord) -> str | None:
     """One line for a tuned run: what it chose on dev and every candidate's dev score."""
-    tuned = record.get("tuned")
+    tuned = record.tuned
     if not tuned:
         return None
     cands = "; ".join(
@@ -75,7 +77,7 @@ def tuned_text(name: str, record: dict[str, Any]) -> str | None:
     return f"{_cell(name)}: {chose} of {len(tuned.get('candidates', []))} candidates: {cands}"
 
 
-def cell_notes(table: TableData, records: dict[str, dict[str, Any]]) -> list[str]:
+def cell_notes(table: TableData, records: AnyRecords) -> list[str]:
     """Under the table: columns not available here and why, how aggregated cells were
     computed, and what each tuned run chose on dev (2017 §5.5-5.7)."""
     lines = [f"Not available here: {_cell(col)}: {_cell(why)}."
@@ -84,7 +86,7 @@ def cell_notes(table: TableData, records: dict[str, dict[str, Any]]) -> list[str
            for (r, c), cell in table.cells.items() if cell.details]
     if agg:
         lines += ["", "Cells computed over runs:", "", *agg]
-    tuned = [t for t in (tuned_text(n, r) for n, r in records.items()) if t]
+    tuned = [t for t in (tuned_text(n, r) for n, r in as_records(records).items()) if t]
     if tuned:
         lines += ["", "Tuned on dev (a model per candidate, the best dev score kept):", "",
                   *[f"- {t}" for t in tuned]]
@@ -130,8 +132,8 @@ def directions_table(table: TableData) -> list[str]:
     return lines[:-1] if lines and lines[-1] == "" else lines
 
 
-def _model_text(record: dict[str, Any]) -> str:
-    setup = record.get("setup") or {}
+def _model_text(record: RunRecord) -> str:
+    setup = record.setup or {}
     if setup.get("baseline"):
         return f"baseline `{setup['baseline']}`"
     if setup.get("report"):
@@ -147,36 +149,38 @@ def _num(value: Any, fmt: str = "{:.1f}") -> str:
     return "—" if value is None else fmt.format(value)
 
 
-def _collapsed(train: dict[str, Any]) -> bool:
+def _collapsed(train: TrainingSummary) -> bool:
     """Whether the kept epoch's encoder had collapsed (:mod:`paralib.train.epoch`; records made
     before that check do not say)."""
-    kept = [h for h in train.get("history") or [] if h.get("epoch") == train.get("best_epoch")]
+    kept = [h for h in train.history if h.get("epoch") == train.best_epoch]
     return bool(kept and kept[0].get("collapsed"))
 
 
-def runs_table(records: dict[str, dict[str, Any]]) -> list[str]:
+def runs_table(records: AnyRecords) -> list[str]:
     """One line per run: model, data, epochs, dev score, times, and whether it was reused."""
     lines = ["| run | model | training pairs | epochs (best) | M | dev r | train s | eval s | "
              "status |", "|---|---|---|---|---|---|---|---|---|"]
-    for name, r in records.items():
-        setup, train, secs = r.get("setup") or {}, r.get("train") or {}, r.get("seconds") or {}
-        epochs = (f"{setup['epochs']} ({train.get('best_epoch')})"
-                  if setup.get("epochs") and train else "—")
+    for name, r in as_records(records).items():
+        setup, secs = r.setup or {}, r.seconds
+        train = r.train or TrainingSummary()
+        epochs = (f"{setup['epochs']} ({train.best_epoch})"
+                  if setup.get("epochs") and r.train else "—")
         megabatch = setup.get("megabatch", "—")
         if setup.get("trained") is False:
             epochs, megabatch = "untrained (tokenisers fitted)", "—"
-        status = r.get("status", "")
-        if status == "ok" and r.get("reused"):
+        status = r.status
+        if status == "ok" and r.reused:
             status = "ok (reused)"
         elif status != "ok":
-            status = f"{status}: {r.get('message', '')}"
+            status = f"{status}: {r.message or ''}"
         train_s = (secs.get("train") or 0) + (secs.get("select") or 0)
         train_text = _num(train_s if secs.get("train") else None)
-        if train.get("gpu") and secs.get("train"):
+        if train.gpu and secs.get("train"):
             train_text += " (GPU)"
-        dev = _num(train.get("dev_pearson")) + (" (collapsed)" if _collapsed(train) else "")
+        dev = _num(train.dev_pearson) + (" (collapsed)" if _collapsed(train) else "")
         lines.append(
-            f"| {_cell(name)} | {_cell(_model_text(r))} | {_num(train.get('pairs'), '{:,}')} | "
+            f"| {_cell(name)} | {_cell(_model_text(r))} | "
+            f"{_num(train.pairs if r.train else None, '{:,}')} | "
             f"{epochs} | {megabatch} | {dev} | {train_text} "
             f"| {_num(secs.get('evaluate'))} | {_cell(status)} |")
     return lines
@@ -225,9 +229,10 @@ def wall_time(info: RunInfo) -> str:
             f"{info.started} {where}.")
 
 
-def render_section(exp: Experiment, table: TableData, records: dict[str, dict[str, Any]],
-                   info: RunInfo) -> str:
+def render_section(exp: Experiment, table: TableData, records: AnyRecords, info: RunInfo
+                   ) -> str:
     """The whole section (without its markers)."""
+    records = as_records(records)
     paper = exp.paper
     where_ = f"{paper.citation}, {paper.table}" + (f" ({paper.section})" if paper.section
                                                     else "")

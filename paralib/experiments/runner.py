@@ -75,7 +75,7 @@ class ExperimentResult:
 
     experiment: Experiment
     size: str
-    records: dict[str, dict[str, Any]]  # each a RunRecord, dumped
+    records: dict[str, RunRecord]
     table: TableData
     seconds: float
     results: Path
@@ -85,12 +85,12 @@ class ExperimentResult:
     @property
     def held(self) -> list[str]:
         """Runs left for a later invocation (not among ``only``, and not made before)."""
-        return [n for n, r in self.records.items() if r["status"] == "held"]
+        return [n for n, r in self.records.items() if r.status == "held"]
 
     @property
     def failed(self) -> list[str]:
         """Runs that failed (an error, not a missing input)."""
-        return [n for n, r in self.records.items() if r["status"] == "error"]
+        return [n for n, r in self.records.items() if r.status == "error"]
 
 
 def check_runnable(exp: Experiment) -> None:
@@ -283,14 +283,14 @@ def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
     with run_lock(out_root / exp.name, f"experiment {exp.name}"):
         now = _now()
         t0 = time.perf_counter()
-        by_run: dict[str, dict[str, Any]] = {}
+        by_run: dict[str, RunRecord] = {}
         for i, plan in enumerate(plans, 1):
             t = time.perf_counter()
             by_run[plan.name] = rec = run_one(plan, exp, size, settings, progress, store,
-                                               held=not selected(plan.name, only)).dump()
-            extra = f" ({rec.get('message')})" if rec["status"] != "ok" else \
-                " (reused)" if rec.get("reused") else ""
-            say(f"[{exp.name} {size}] {i}/{len(plans)} {plan.name}: {rec['status']}{extra} "
+                                               held=not selected(plan.name, only))
+            extra = f" ({rec.message})" if rec.status != "ok" else \
+                " (reused)" if rec.reused else ""
+            say(f"[{exp.name} {size}] {i}/{len(plans)} {plan.name}: {rec.status}{extra} "
                 f"in {time.perf_counter() - t:.0f} s")
         seconds = time.perf_counter() - t0
         table = build_table(exp, by_run)
@@ -304,17 +304,16 @@ def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
         plot_path = None
         if exp.plot:
             plot_path = plot_experiment(exp, table, by_run, plot_dir / f"{exp.name}.png")
-        reused = [r for r in by_run.values() if r["status"] == "ok" and r.get("reused")]
+        reused = [r for r in by_run.values() if r.status == "ok" and r.reused]
         info = RunInfo(size=size, command=command_line(name, size, out, results, plots,
                                                        overrides, records),
                        seconds=seconds, started=now["at"], cpus=os.cpu_count() or 0,
                        load=now["load"], gpu=now["gpu"],
-                       made=sum(r["status"] == "ok" and not r.get("reused")
-                                for r in by_run.values()),
+                       made=sum(r.status == "ok" and not r.reused for r in by_run.values()),
                        reused=len(reused),
-                       reused_seconds=sum(sum(v for v in r["seconds"].values() if v)
+                       reused_seconds=sum(sum(v for v in r.seconds.values() if v)
                                           for r in reused),
-                       reused_made=[r["made"] for r in reused if r.get("made")],
+                       reused_made=[r.made for r in reused if r.made],
                        plot=_relative(plot_path, book.parent) if plot_path else None)
         write_section(book, exp.number, exp.name, render_section(exp, table, by_run, info))
         say(f"[{exp.name} {size}] wrote {book}" + (f" and {plot_path}" if plot_path else "")

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
+from paralib.contracts import RunRecord
 from paralib.experiments.aggregate import aggregate
 from paralib.experiments.metrics import read_metric
+from paralib.experiments.records import AnyRecords, Records, as_records, record_of
 from paralib.experiments.spec import CellRef, Comparison, Experiment
 
 Key = tuple[str, str]
@@ -110,14 +111,14 @@ def direction(comp: Comparison, a: Key, b: Key | None, cells: dict[Key, Cell]) -
     return Direction(a, b, comp.measure, paper, paper_sign, ours, agrees, comp.source, kind)
 
 
-def tuned_note(record: dict[str, Any]) -> str:
+def tuned_note(record: RunRecord) -> str:
     """``tuned: length_range [0, 10]``: the candidate a tuned run chose on dev, if any."""
-    chosen = (record.get("tuned") or {}).get("chosen")
+    chosen = (record.tuned or {}).get("chosen")
     return f"tuned: {chosen}" if chosen else ""
 
 
 def _aggregated_cell(exp: Experiment, ref: CellRef, col: str, p: float | None, ptext: str,
-                     records: dict[str, dict[str, Any]]) -> Cell:
+                     records: Records) -> Cell:
     factor = exp.ours.factor(col) * ref.scale
     agg = aggregate(exp, ref, records, scale=factor)
     if agg.value is None:
@@ -127,8 +128,9 @@ def _aggregated_cell(exp: Experiment, ref: CellRef, col: str, p: float | None, p
     return Cell(p, ptext, ours, text, ref.run, agg.details)
 
 
-def build_table(exp: Experiment, records: dict[str, dict[str, Any]]) -> TableData:
+def build_table(exp: Experiment, records: AnyRecords) -> TableData:
     """Fill the table from the run records (run name → record)."""
+    records = as_records(records)
     table = TableData(list(exp.paper.rows), list(exp.paper.columns),
                       unavailable=dict(exp.ours.unavailable))
     for row in table.rows:
@@ -142,7 +144,7 @@ def build_table(exp: Experiment, records: dict[str, dict[str, Any]]) -> TableDat
             if ref.aggregate:
                 table.cells[(row, col)] = _aggregated_cell(exp, ref, col, p, ptext, records)
                 continue
-            record = records.get(ref.run, {"status": "skipped"})
+            record = record_of(records, ref.run)
             ours = read_metric(record, ref.metric)
             if ours is not None and not math.isfinite(ours):
                 ours = None
@@ -151,7 +153,7 @@ def build_table(exp: Experiment, records: dict[str, dict[str, Any]]) -> TableDat
                 note = tuned_note(record)
                 otext = exp.ours.format.format(ours) + (f" ({note})" if note else "")
             else:
-                otext = STATUS_TEXT.get(record.get("status", ""), "n/a")
+                otext = STATUS_TEXT.get(record.status, "n/a")
             table.cells[(row, col)] = Cell(p, ptext, ours, otext, ref.run)
     for comp in exp.compare:
         for a, b in comp.pairs(table.rows, table.columns):

@@ -16,6 +16,7 @@ import itertools
 import json
 import logging
 import math
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paralib.config import Config
@@ -87,7 +88,7 @@ def apply_candidate(cfg: Config, params: dict[str, Any]) -> Config:
         raise ExperimentError(f"tune candidate {label(params)}: {exc}") from None
 
 
-def score(record: dict[str, Any], metric: str) -> float | None:
+def score(record: RunRecord | Mapping[str, Any], metric: str) -> float | None:
     """A candidate's dev score (``None`` when it failed or has none)."""
     try:
         value = read_metric(record, metric)
@@ -96,7 +97,8 @@ def score(record: dict[str, Any], metric: str) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def choose(records: list[dict[str, Any]], metric: str, mode: str = "max") -> int | None:
+def choose(records: Sequence[RunRecord | Mapping[str, Any]], metric: str, mode: str = "max"
+           ) -> int | None:
     """Index of the candidate with the best ``metric`` (the first on a tie), ``None`` when no
     candidate has a score."""
     scored = [(i, s) for i, s in enumerate(score(r, metric) for r in records) if s is not None]
@@ -141,18 +143,17 @@ def make_tuned(plan: RunPlan, record: RunRecord, progress: bool, store: RecordSt
 
     metric = plan.tune_metric or "train/dev_pearson"
     recs = [_candidate(c, progress, store) for c in plan.candidates]
-    dumped = [r.dump() for r in recs]
-    best = choose(dumped, metric, plan.tune_mode)
+    best = choose(recs, metric, plan.tune_mode)
     record.tuned = {
         "metric": metric, "mode": plan.tune_mode,
         "chosen": plan.candidates[best].name if best is not None else None,
         "params": plan.candidates[best].params if best is not None else None,
-        "value": score(dumped[best], metric) if best is not None else None,
+        "value": score(recs[best], metric) if best is not None else None,
         "candidates": [{"label": c.name, "params": c.params, "status": r.status,
-                        "message": r.message, "value": score(d, metric),
+                        "message": r.message, "value": score(r, metric),
                         "too_few_pairs": bool(r.too_few_pairs),
-                        "pairs": (d.get("train") or {}).get("pairs")}
-                       for c, r, d in zip(plan.candidates, recs, dumped, strict=True)]}
+                        "pairs": (r.train.dump() if r.train else {}).get("pairs")}
+                       for c, r in zip(plan.candidates, recs, strict=True)]}
     for key in ("select", "train"):
         record.seconds[key] = sum((r.seconds.get(key) or 0) for r in recs)
     broken = [f"{c.name} ({r.message})" for c, r in zip(plan.candidates, recs, strict=True)

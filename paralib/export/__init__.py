@@ -7,19 +7,10 @@ loads, with the same vectors and a Hugging Face model card. ``paralib export`` i
 Names are imported on first use, so that the command line starts without torch.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import Any
-
 from paralib.export.errors import ExportError
+from paralib.lazy import lazy_exports
 
-_EXPORTS = {"export": "paralib.export.run", "Exported": "paralib.export.run",
-            "TARGETS": "paralib.export.run", "ParalibModule": "paralib.export.st_module"}
-__all__ = ["ExportError", "Exported", "ParalibModule", "TARGETS", "export"]
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'paralib.export' has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+_names, __getattr__ = lazy_exports(__name__, {
+    ".run": "export Exported TARGETS", ".st_module": "ParalibModule",
+})
+__all__ = ["ExportError", *_names]

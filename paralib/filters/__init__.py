@@ -6,18 +6,8 @@ on first use of a name below (``from paralib.filters import SCORERS, get_scorer`
 reading a config (``paralib.filters.config``) imports none of them.
 """
 
-from __future__ import annotations
+from paralib.lazy import lazy_exports
 
-import importlib
-from typing import Any
-
-_EXPORTS = ("SCORERS", "Direction", "Scorer", "ScorerError", "get_scorer", "register")
-__all__ = list(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    base = importlib.import_module("paralib.filters.base")
-    base.builtin_scorers()
-    return getattr(base, name)
+__all__, __getattr__ = lazy_exports(
+    __name__, {".base": "SCORERS Direction Scorer ScorerError get_scorer register"},
+    prepare=lambda base: base.builtin_scorers())

@@ -6,18 +6,9 @@ BUCC evaluation uses too; :mod:`paralib.mine.index` picks the faiss index (exact
 HNSW); :mod:`paralib.mine.stage` runs ``paralib mine``. Names are imported on first use.
 """
 
-from __future__ import annotations
+from paralib.lazy import lazy_exports
 
-import importlib
-from typing import Any
-
-_EXPORTS = {"mine": "margin", "mine_pairs": "margin", "knn": "margin", "max_score": "margin",
-            "IndexSpec": "index", "build_index": "index", "MineConfig": "config",
-            "run_mine": "stage"}
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f"paralib.mine.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module 'paralib.mine' has no attribute {name!r}")
+__all__, __getattr__ = lazy_exports(__name__, {
+    ".margin": "mine mine_pairs knn max_score", ".index": "IndexSpec build_index",
+    ".config": "MineConfig", ".stage": "run_mine",
+})

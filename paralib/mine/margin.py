@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from paralib.evaluate.encoders import unit_rows
+from paralib.evaluate.evalmodel import unit_rows
 from paralib.mine.index import IndexSpec, build_index
 
 

@@ -8,28 +8,11 @@ step, seed); ``run_select(spec)`` does both from ``spec.input`` to ``spec.output
 Names are imported on first use, so that reading a config does not import pandas.
 """
 
-from __future__ import annotations
+from paralib.lazy import lazy_exports
 
-import importlib
-from typing import Any
-
-_EXPORTS = {
-    "Bound": "paralib.select.config",
-    "FoldSpec": "paralib.select.config",
-    "NoiseSpec": "paralib.select.config",
-    "SelectSpec": "paralib.select.config",
-    "SelectError": "paralib.select.steps",
-    "fold_numbers": "paralib.select.steps",
-    "read_pairs": "paralib.select.files",
-    "write_selection": "paralib.select.files",
-    "exclude_heldout": "paralib.select.run",
-    "run_select": "paralib.select.run",
-    "select": "paralib.select.run",
-}
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+__all__, __getattr__ = lazy_exports(__name__, {
+    ".config": "Bound FoldSpec NoiseSpec SelectSpec",
+    ".steps": "SelectError fold_numbers",
+    ".files": "read_pairs write_selection",
+    ".run": "exclude_heldout run_select select",
+})

@@ -13,23 +13,10 @@ the test suites and writes the report (:mod:`paralib.tune.report`). ``paralib tu
     summary = run_tune(read_space("tune/spaces/length-quick.yaml"), config)
 """
 
-from __future__ import annotations
+from paralib.lazy import lazy_exports
 
-import importlib
-from typing import Any
-
-_EXPORTS = {
-    "SHORTCUTS": "params", "apply_parameters": "params",
-    "Space": "space", "SpaceError": "space", "read_space": "space",
-    "validate_space": "validate",
-    "ResourceError": "runner", "TuneOptions": "runner", "run_tune": "runner",
-    "write_report": "report",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f"paralib.tune.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module 'paralib.tune' has no attribute {name!r}")
+__all__, __getattr__ = lazy_exports(__name__, {
+    ".params": "SHORTCUTS apply_parameters", ".space": "Space SpaceError read_space",
+    ".validate": "validate_space", ".runner": "ResourceError TuneOptions run_tune",
+    ".report": "write_report",
+})

@@ -74,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     """Run ``paralib tune``; returns the exit status (2 on bad input)."""
     from paralib.cluster.errors import ClusterAddressError
     from paralib.config import ConfigError
+    from paralib.tune.report import status_counts
     from paralib.tune.runner import ResourceError, TuneOptions, run_tune
     from paralib.tune.space import SpaceError, read_space
 
@@ -89,8 +90,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"paralib tune: error: {exc}", file=sys.stderr)
         return 2
     best = summary.get("best")
-    counts = {s: sum(t["status"] == s for t in summary["trials"])
-              for s in ("completed", "stopped", "error")}
+    counts = status_counts(summary)
     print(f"{len(summary['trials'])} trials in {summary['seconds']:.0f} s: "
           f"{counts['completed']} completed, {counts['stopped']} stopped by ASHA, "
           f"{counts['error']} failed")

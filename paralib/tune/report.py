@@ -42,6 +42,12 @@ def _trials(summary: dict) -> list[TrialRecord]:
     return [TrialRecord.load(t) for t in summary["trials"]]
 
 
+def status_counts(summary: dict) -> dict[str, int]:
+    """How many trials ``completed``, were ``stopped`` (by ASHA) or failed (``error``)."""
+    return {s: sum(t.status == s for t in _trials(summary))
+            for s in ("completed", "stopped", "error")}
+
+
 def trial_rows(summary: dict) -> tuple[list[str], list[list[str]]]:
     """The trial table (header, rows), best dev first."""
     metric, mode = summary["metric"], summary["mode"]
@@ -173,9 +179,7 @@ def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _headline(summary: dict) -> str:
-    n = len(summary["trials"])
-    counts = {s: sum(t.status == s for t in _trials(summary))
-              for s in ("completed", "stopped", "error")}
+    n, counts = len(summary["trials"]), status_counts(summary)
     return (f"{summary['search']} search over {', '.join(p['name'] for p in summary['parameters'])}"
             f" ({summary['space']}): {n} trials, {counts['completed']} completed, "
             f"{counts['stopped']} stopped by ASHA, {counts['error']} failed; "

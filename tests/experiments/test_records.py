@@ -69,17 +69,17 @@ def test_a_run_kept_on_one_machine_is_reused_on_another_without_its_model(crafte
     texts = [(here / f).read_text() for f in files]
     stamps = [(here / f).stat().st_mtime_ns for f in files]
     assert json.loads((kept / "toy-tuned/smoke/Fixed.json").read_text())["results"] == \
-        first.records["Fixed"]["results"]
+        first.records["Fixed"].results
 
     trained.clear()                                   # a fresh machine: no run folders
     second = runner.run_experiment(str(path), size="smoke", out=tmp_path / "machine2",
                                    records=kept, echo=lambda _: None)
     assert trained == []
-    assert all(r["reused"] for r in second.records.values())
+    assert all(r.reused for r in second.records.values())
     assert not (tmp_path / "machine2/toy-tuned/smoke/runs/Fixed/model").exists()
     assert {k: c.ours for k, c in second.table.cells.items()} == \
         {k: c.ours for k, c in first.table.cells.items()}
-    assert second.records["Tuned"]["made"] == first.records["Tuned"]["made"]
+    assert second.records["Tuned"].made == first.records["Tuned"].made
     kept_text = {str(p.relative_to(here)): p.read_text() for p in here.rglob("*.json")}
     assert kept_text == dict(zip(files, texts, strict=True))  # reuse rewrites nothing
     assert [(here / f).stat().st_mtime_ns for f in files] == stamps
@@ -90,7 +90,7 @@ def test_a_run_kept_on_one_machine_is_reused_on_another_without_its_model(crafte
     third = runner.run_experiment(str(path), size="smoke", out=tmp_path / "machine3",
                                   records=kept, overrides=["train.lr=0.3"],
                                   echo=lambda _: None)
-    assert trained == [0.3] and third.records["Tuned"]["reused"]
+    assert trained == [0.3] and third.records["Tuned"].reused
     assert third.table.cells[("Fixed", "STS")].ours == TEST[0.3]
     # the kept Fixed now has lr 0.3: the experiment as written has one run left to make
     assert kept_runs(load_experiment(str(path)), "smoke", kept) == (1, 2)
@@ -107,7 +107,7 @@ def test_only_makes_some_runs_and_the_section_waits_for_the_rest(crafted, tmp_pa
     part = runner.run_experiment(str(path), size="smoke", out=out, records=kept,
                                  only=["Fix*"], echo=lines.append)
     assert trained == [0.1] and not part.written and part.held == ["Tuned"]
-    assert part.records["Tuned"]["status"] == "held" and part.failed == []
+    assert part.records["Tuned"].status == "held" and part.failed == []
     assert not book.exists()
     assert "1 run(s) not made yet" in lines[-1] and "Tuned" in lines[-1]
 
@@ -116,7 +116,7 @@ def test_only_makes_some_runs_and_the_section_waits_for_the_rest(crafted, tmp_pa
     rest = runner.run_experiment(str(path), size="smoke", out=out, records=kept,
                                  only=["Tuned"], echo=lambda _: None)
     assert sorted(trained) == [0.1, 0.2, 0.3] and rest.written and rest.held == []
-    assert rest.records["Fixed"]["reused"] and not rest.records["Tuned"]["reused"]
+    assert rest.records["Fixed"].reused and not rest.records["Tuned"].reused
     assert section_names(book.read_text()) == ["toy-tuned"]
     assert f"--records {kept}" in book.read_text() and "--only" not in book.read_text()
 
@@ -155,8 +155,8 @@ def test_a_tuned_grid_spread_over_machines_trains_its_choice_again(crafted, tmp_
     # the missing candidate is trained, then the dev-best kept one again for its model
     assert trained == [0.3, 0.2]
     rec = result.records["Tuned"]
-    assert rec["tuned"]["chosen"] == "train.lr 0.2" and rec["retrained"] == "train.lr 0.2"
-    assert rec["seconds"]["train"] > 10.0             # the kept candidates' seconds count
+    assert rec.tuned["chosen"] == "train.lr 0.2" and rec.retrained == "train.lr 0.2"
+    assert rec.seconds["train"] > 10.0             # the kept candidates' seconds count
     assert result.table.cells[("Tuned", "STS")].ours == TEST[0.2]
     assert json.loads((tune / "train.lr-0.3.json").read_text())["train"]["dev_pearson"] == 60.0
 

@@ -28,12 +28,12 @@ def mega(tmp_path_factory):
 def test_mega_batching_smoke_end_to_end(mega):
     out, result = mega
     assert result.failed == [] and len(result.records) == 9
-    assert all(r["status"] == "ok" for r in result.records.values())
+    assert all(r.status == "ok" for r in result.records.values())
     word = result.records["WORD M=20"]
     # 500 caption pairs, less those that share a side with an evaluation set or repeat
-    assert word["train"]["pairs"] + word["train"]["rejected"] == 500
-    assert word["train"]["pairs"] > 450 and word["train"]["best_epoch"] == 1
-    assert 0 < word["results"]["sts17"]["sets"]["en-en"]["pearson"] < 100
+    assert word.train.pairs + word.train.rejected == 500
+    assert word.train.pairs > 450 and word.train.best_epoch == 1
+    assert 0 < word.results["sts17"]["sets"]["en-en"]["pearson"] < 100
     assert (out / "mega-batching/smoke/runs/LSTM-M-40/model/config.json").is_file()
     cells = result.table.cells
     assert all(cells[(r, c)].ours is not None for r in result.table.rows
@@ -50,7 +50,7 @@ def test_mega_batching_smoke_end_to_end(mega):
 def test_rerun_reuses_every_run(mega):
     out, first = mega
     again = run_experiment("mega-batching", size="smoke", out=out, echo=lambda _: None)
-    assert all(r.get("reused") for r in again.records.values())
+    assert all(r.reused for r in again.records.values())
     assert again.seconds < first.seconds
     assert {k: c.ours for k, c in again.table.cells.items()} == \
         {k: c.ours for k, c in first.table.cells.items()}
@@ -83,14 +83,14 @@ def test_bitext_vs_backtranslation_smoke(tmp_path, monkeypatch):
     out = tmp_path / "exp"
     first = run_experiment("bitext-vs-backtranslation", size="smoke", out=out,
                            echo=lambda _: None)
-    missing = {n: r for n, r in first.records.items() if r["status"] == "missing"}
+    missing = {n: r for n, r in first.records.items() if r.status == "missing"}
     assert sorted(missing) == sorted(f"{m} back-translated" for m in
                                      ("BLSTM-SP (20k)", "SP (20k)", "WORD", "TRIGRAM"))
-    assert all("output/quickstart/score" in r["message"] and "paralib quickstart" in
-               r["message"] for r in missing.values())
+    assert all("output/quickstart/score" in r.message and "paralib quickstart" in
+               r.message for r in missing.values())
     sp = first.records["SP (20k) bitext 2N"]
-    assert sp["status"] == "ok" and sp["train"]["pairs"] == 400
-    assert sp["train"]["bilingual"] is True and sp["train"]["languages"] == ["de", "en"]
+    assert sp.status == "ok" and sp.train.pairs == 400
+    assert sp.train.bilingual is True and sp.train.languages == ["de", "en"]
     assert "missing input" in first.results.read_text()
 
     _scored_pairs(tmp_path / "output/quickstart/score")
@@ -98,11 +98,11 @@ def test_bitext_vs_backtranslation_smoke(tmp_path, monkeypatch):
                             echo=lambda _: None)
     assert second.failed == []
     bt = second.records["SP (20k) back-translated"]
-    assert bt["status"] == "ok" and not bt["reused"]
-    assert bt["selection"]["rows_out"] == 200
-    assert bt["train"]["pairs"] + bt["train"]["rejected"] == 200 and bt["train"]["pairs"] > 180
-    assert bt["train"]["bilingual"] is False
-    assert second.records["SP (20k) bitext 2N"]["reused"]
+    assert bt.status == "ok" and not bt.reused
+    assert bt.selection["rows_out"] == 200
+    assert bt.train.pairs + bt.train.rejected == 200 and bt.train.pairs > 180
+    assert bt.train.bilingual is False
+    assert second.records["SP (20k) bitext 2N"].reused
     assert second.table.cells[("SP (20k)", "en-en")].ours is not None
     record = json.loads((out / "bitext-vs-backtranslation/smoke/runs/SP-20k-back-translated/"
                                 "run.json").read_text())

@@ -56,9 +56,9 @@ def test_tuned_run_keeps_the_dev_best_model(crafted, tmp_path):
                                    echo=lambda _: None)
     assert sorted(trained) == [0.1, 0.1, 0.2, 0.3]   # Fixed, then one model per candidate
     rec = result.records["Tuned"]
-    assert rec["status"] == "ok"
-    assert rec["tuned"]["chosen"] == "train.lr 0.2" and rec["tuned"]["value"] == 70.0
-    assert [c["value"] for c in rec["tuned"]["candidates"]] == [50.0, 70.0, 60.0]
+    assert rec.status == "ok"
+    assert rec.tuned["chosen"] == "train.lr 0.2" and rec.tuned["value"] == 70.0
+    assert [c["value"] for c in rec.tuned["candidates"]] == [50.0, 70.0, 60.0]
     cell = result.table.cells[("Tuned", "STS")]
     assert cell.ours == 40.0                         # the chosen model's test score
     assert cell.ours_text == "40.0 (tuned: train.lr 0.2)"
@@ -72,7 +72,7 @@ def test_tuned_run_keeps_the_dev_best_model(crafted, tmp_path):
     trained.clear()
     again = runner.run_experiment(str(path), size="smoke", out=tmp_path / "out",
                                   echo=lambda _: None)
-    assert trained == [] and again.records["Tuned"]["reused"]
+    assert trained == [] and again.records["Tuned"].reused
     assert again.table.cells[("Tuned", "STS")].ours == 40.0
 
 
@@ -88,7 +88,7 @@ def test_failed_candidates_are_left_out(crafted, tmp_path, monkeypatch):
     monkeypatch.setattr(service, "train_model", failing)
     result = runner.run_experiment(str(path), size="smoke", out=tmp_path / "out2",
                                    echo=lambda _: None)
-    tuned = result.records["Tuned"]["tuned"]
+    tuned = result.records["Tuned"].tuned
     assert tuned["chosen"] == "train.lr 0.3"
     assert tuned["candidates"][1]["status"] == "error"
     assert "only 12 pairs" in tuned["candidates"][1]["message"]
@@ -111,7 +111,7 @@ def test_a_candidate_failing_for_another_reason_fails_the_tuned_run(crafted, tmp
     result = runner.run_experiment(str(path), size="smoke", out=tmp_path / "out3",
                                    records=kept, echo=lambda _: None)
     rec = result.records["Tuned"]
-    assert rec["status"] == "error" and "train.lr 0.2 (OSError" in rec["message"]
+    assert rec.status == "error" and "train.lr 0.2 (OSError" in rec.message
     assert not (kept / "toy-tuned/smoke/Tuned.json").exists()      # made again next time
     assert (kept / "toy-tuned/smoke/Tuned/tune/train.lr-0.3.json").is_file()
 
@@ -139,8 +139,8 @@ def test_command_line_overrides_come_after_the_runs_and_before_the_candidates(cr
     # Fixed's own lr (0.1) is overridden, so it trains again; each candidate still sets its
     # tuned lr, so its config is unchanged and its model reused
     assert trained == [0.3]
-    assert not result.records["Fixed"].get("reused")
-    assert result.records["Tuned"]["reused"]
+    assert not result.records["Fixed"].reused
+    assert result.records["Tuned"].reused
     assert result.table.cells[("Fixed", "STS")].ours == TEST[0.3]
     book = (tmp_path / "out/toy-tuned/smoke/RESULTS.md").read_text()
     assert f"Command: `paralib experiment {path} --smoke --out {tmp_path / 'out'} --set " \
