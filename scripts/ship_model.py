@@ -74,7 +74,8 @@ def corpus_removals(train_config: Path) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
-def card(name: str, config: dict, summary: dict, train_config: Path, quality: Path) -> str:
+def card(name: str, config: dict, summary: dict, train_config: Path, quality: Path,
+         purpose: str = "English sentences are its main target (STS)") -> str:
     from paralib.config import load_config
 
     sources = sorted({s.kind for s in load_config(train_config).train.sources})
@@ -99,8 +100,8 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
     body = [
         f"# {name}", "",
         f"A paraphrastic sentence encoder trained by paralib: {parts}, "
-        f"{config['model'].get('combine', 'concat')} of parts. English sentences are its "
-        "main target (STS); its sentencepiece vocabulary is shared by the "
+        f"{config['model'].get('combine', 'concat')} of parts. {purpose}; its sentencepiece "
+        "vocabulary is shared by the "
         f"{len(langs)} languages of its training bitext.", "",
         "```python", "import paralib", f"model = paralib.load(\"models/{name}\")",
         "vectors = model.encode([\"A man plays a guitar.\", \"Someone plays guitar.\"], "
@@ -133,6 +134,8 @@ def main() -> None:
     ap.add_argument("--config", required=True, help="the training config (the card's "
                     "command and sources)")
     ap.add_argument("--quality", default=str(ROOT / "benchmarks/results/quality.json"))
+    ap.add_argument("--purpose", default="English sentences are its main target (STS)",
+                    help="the card's sentence on what the model is for")
     args = ap.parse_args()
     src = Path(args.folder)
     dst = ROOT / "models" / args.name
@@ -147,7 +150,7 @@ def main() -> None:
     config = json.loads((src / "config.json").read_text())
     summary = json.loads((src / "training.json").read_text())
     (tmp / "README.md").write_text(card(args.name, config, summary, Path(args.config),
-                                        Path(args.quality)), encoding="utf-8")
+                                        Path(args.quality), args.purpose), encoding="utf-8")
     replace_with(tmp, dst)
     print(f"shipped {dst}")
 

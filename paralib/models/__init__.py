@@ -4,22 +4,12 @@ encoders registered by name, their combinations, the model folder and ``load``.
 Names are imported on first use, so that reading a config does not import torch.
 """
 
-from __future__ import annotations
+from paralib.lazy import lazy_exports
 
-import importlib
-from typing import Any
-
-_EXPORTS = {
-    "ModelConfig": "paralib.models.config", "PartConfig": "paralib.models.config",
-    "ParaphraseModel": "paralib.models.model", "fit_tokenizers": "paralib.models.model",
-    "ModelLoadError": "paralib.models.errors", "SentenceEncoder": "paralib.models.pretrained",
-    "load": "paralib.models.pretrained", "save_model": "paralib.models.pretrained",
-    "random_encoder": "paralib.models.random",
-}
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'paralib.models' has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+__all__, __getattr__ = lazy_exports(__name__, {
+    ".config": "ModelConfig PartConfig",
+    ".model": "ParaphraseModel fit_tokenizers",
+    ".errors": "ModelLoadError",
+    ".pretrained": "SentenceEncoder load save_model",
+    ".random": "random_encoder",
+})
