@@ -116,7 +116,7 @@ def ray_worker(spec: dict) -> dict:
     t0 = time.perf_counter()
     summary = train(Config.model_validate(tree), progress=False)
     wall = time.perf_counter() - t0
-    epoch = summary["history"][0]
+    epoch = summary.history[0]   # a TrainingSummary (paralib.contracts)
     return {"pairs": epoch["pairs"], "seconds": epoch["seconds"],
             "pairs_per_s": epoch["pairs_per_s"], "stsb_dev": epoch["dev_pearson"],
             "wall_s": wall, "startup_s": wall - epoch["seconds"]}
