@@ -20,14 +20,17 @@ epoch), not vocabulary fitting or the dev score.
   embedded Ray with ``--threads`` CPUs, one worker, fed from the Ray Data shard); a Ray row
   also gives ``wall_s``, the whole ``paralib train`` call (Ray start, tokeniser fitting and
   tokenising, the epoch, dev score, checkpoint), and ``startup_s``, that minus the epoch.
-- ``--ray-pairs N ...``: more ``paralib train`` rows of this tree on N pairs (start-up is a
-  smaller part of a longer epoch).
+- ``--ray-pairs N ...``: more rows of this tree on N pairs, in process and as ``paralib
+  train`` (start-up is a smaller part of a longer epoch, and M reaches 20 after 2,850
+  mini-batches, 285,000 pairs: the 100,000-pair epoch ends at M = 7).
+- ``--sparse``: one more in-process row of this tree with ``train.sparse`` (SparseAdam, "lazy"
+  Adam: it changes the numbers; its STSB dev stands beside dense Adam's).
 - ``st mnrl`` / ``st megabatch``: :mod:`st_peer` (WordPiece 20,000, dim 300, lr 0.01).
 
 Every row records the load average before and after it (the cores may be shared).
 
     python benchmarks/train_speed.py [--pairs 100000] [--ray-pairs 500000] [--threads 2]
-        [--skip-before] [--skip-ray] [--skip-st] [--update]
+        [--skip-before] [--skip-ray] [--skip-st] [--sparse] [--update]
 
 Writes ``benchmarks/results/train_speed.json`` (after every row).
 """
@@ -50,13 +53,16 @@ ROOT = Path(__file__).resolve().parent.parent
 BEFORE = "84becc7"
 
 
-def train_config(path: str, word_dropout: float = 0.3) -> dict:
-    """SP 20k at dim 300 with word dropout 0.3, M annealed 1 -> 20, dense Adam."""
+def train_config(path: str, word_dropout: float = 0.3, sparse: bool = False) -> dict:
+    """SP 20k at dim 300 with word dropout 0.3, M annealed 1 -> 20, dense Adam (``sparse``:
+    ``train.sparse``, SparseAdam on sparse gradients of the table)."""
     part = {"name": "sp", "vocab_size": 20_000, "dim": 300, "dropout": 0.0}
     cfg = {"sources": [{"kind": "corpus", "path": path}], "model": {"parts": [part]},
            "megabatch": {"size": 20, "start": 1, "anneal_every": 150}, "bilingual": True,
            "vocab_sample": 200_000, "regularisation": {"word_dropout": word_dropout},
            "decontaminate": False}  # the sample is a decontaminate output already
+    if sparse:
+        cfg["sparse"] = True
     return {"train": cfg}
 
 
@@ -70,6 +76,7 @@ def worker(spec: dict) -> dict:
     from paralib.train.dev import load_dev
     from paralib.train.epoch import dev_scores
     from paralib.train.run import prepare
+    from paralib.train.schedule import megabatch_size
     from paralib.train.steps import MegaBatchTrainer, build_optimizer
 
     torch.set_num_threads(spec["threads"])
@@ -98,7 +105,8 @@ def worker(spec: dict) -> dict:
     pairs, _ = trainer.train_epoch(chunks)
     seconds = time.perf_counter() - t0
     return {"pairs": pairs, "seconds": seconds, "pairs_per_s": pairs / seconds,
-            "stsb_dev": dev_scores(model, load_dev("stsb-dev"))["dev_pearson"]}
+            "stsb_dev": dev_scores(model, load_dev("stsb-dev"))["dev_pearson"],
+            "megabatch_end": megabatch_size(trainer.state.step, cfg.train.megabatch)}
 
 
 def ray_worker(spec: dict) -> dict:
@@ -116,7 +124,7 @@ def ray_worker(spec: dict) -> dict:
     t0 = time.perf_counter()
     summary = train(Config.model_validate(tree), progress=False)
     wall = time.perf_counter() - t0
-    epoch = summary["history"][0]
+    epoch = summary.history[0]   # a TrainingSummary (paralib.contracts)
     return {"pairs": epoch["pairs"], "seconds": epoch["seconds"],
             "pairs_per_s": epoch["pairs_per_s"], "stsb_dev": epoch["dev_pearson"],
             "wall_s": wall, "startup_s": wall - epoch["seconds"]}
@@ -161,6 +169,8 @@ def main() -> None:
     ap.add_argument("--skip-before", action="store_true")
     ap.add_argument("--skip-st", action="store_true")
     ap.add_argument("--skip-ray", action="store_true")
+    ap.add_argument("--sparse", action="store_true",
+                    help="also train.sparse (SparseAdam) in process")
     ap.add_argument("--update", action="store_true",
                     help="keep the rows of the JSON already written, replacing those of the "
                     "settings run again (a rerun of some rows at a quieter time)")
@@ -176,6 +186,9 @@ def main() -> None:
     sample_pairs(Path(args.data), args.pairs, path)
     tree = None if args.skip_before else before_tree(args.before, tmp / "before")
     settings = [("after, in process", ROOT, {"config": train_config(str(path))})]
+    if args.sparse:
+        settings.append(("after, in process, train.sparse (SparseAdam)", ROOT,
+                         {"config": train_config(str(path), sparse=True)}))
     if tree:
         settings.append((f"before ({args.before}), in process", tree,
                          {"config": train_config(str(path))}))
@@ -191,8 +204,11 @@ def main() -> None:
                              {"st": True, "loss": loss, "path": str(path)}))
     for n in args.ray_pairs:
         more = sample_pairs(Path(args.data), n, tmp / f"pairs-{n}.parquet")
-        settings.append((f"after, paralib train on Ray Train, {n:,} pairs", ROOT,
-                         {"ray": True, "config": train_config(str(more))}))
+        settings.append((f"after, in process, {n:,} pairs", ROOT,
+                         {"config": train_config(str(more))}))
+        if not args.skip_ray:
+            settings.append((f"after, paralib train on Ray Train, {n:,} pairs", ROOT,
+                             {"ray": True, "config": train_config(str(more))}))
     rows: list[dict] = []
     if args.update and (RESULTS / "train_speed.json").exists():
         again = {name for name, _, _ in settings}
@@ -216,8 +232,9 @@ def main() -> None:
     print(table([{"setting": r["setting"], "pairs": r["pairs"],
                   "pairs/s": f"{r['pairs_per_s']:,.0f}", "STSB dev": f"{r['stsb_dev']:.1f}",
                   "start-up s": f"{r['startup_s']:.1f}" if "startup_s" in r else "",
+                  "M at end": r.get("megabatch_end", ""),
                   "load": f"{r['load_before'][0]:.1f}"} for r in rows],
-                ["setting", "pairs", "pairs/s", "STSB dev", "start-up s", "load"]))
+                ["setting", "pairs", "pairs/s", "STSB dev", "M at end", "start-up s", "load"]))
 
 
 if __name__ == "__main__":
