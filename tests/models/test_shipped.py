@@ -24,3 +24,27 @@ def test_paralib_en_loads_and_ranks_paraphrases_first():
     assert {"en", "de", "fr", "es", "ru"} <= set(model.languages)
     card = (models_root() / "paralib-en" / "README.md").read_text()
     assert card.startswith("---\nlanguage:") and "paralib train --config" in card
+
+
+def test_paralib_multi_loads_and_retrieves_translations():
+    model = paralib.load(models_root() / "paralib-multi")
+    english = ["The children are playing football in the park.",
+               "The government raised taxes on fuel.",
+               "My grandmother bakes bread every Sunday."]
+    en = model.encode(english, normalize=True)
+    assert en.shape == (3, model.dim) and np.allclose(np.linalg.norm(en, axis=1), 1, atol=1e-5)
+    translations = {
+        "es": ["Los niños juegan al fútbol en el parque.",
+               "El gobierno subió los impuestos sobre el combustible.",
+               "Mi abuela hornea pan todos los domingos."],
+        "de": ["Die Kinder spielen im Park Fußball.",
+               "Die Regierung erhöhte die Steuern auf Kraftstoff.",
+               "Meine Großmutter backt jeden Sonntag Brot."],
+    }
+    for lang, sentences in translations.items():
+        xx = model.encode(sentences, normalize=True, lang=lang)
+        # each translation retrieves its own English sentence among the three
+        assert list((xx @ en.T).argmax(1)) == [0, 1, 2], lang
+    assert {"en", "ar", "tr", "es", "de", "fr", "ru"} <= set(model.languages)
+    card = (models_root() / "paralib-multi" / "README.md").read_text()
+    assert card.startswith("---\nlanguage:") and "configs/paralib-multi.yaml" in card
