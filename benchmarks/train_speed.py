@@ -53,12 +53,17 @@ ROOT = Path(__file__).resolve().parent.parent
 BEFORE = "84becc7"
 
 
-def train_config(path: str, word_dropout: float = 0.3, sparse: bool = False) -> dict:
+def train_config(path: str, word_dropout: float = 0.3, sparse: bool = False,
+                 batch: int = 100, lr: float = 0.001) -> dict:
     """SP 20k at dim 300 with word dropout 0.3, M annealed 1 -> 20, dense Adam (``sparse``:
-    ``train.sparse``, SparseAdam on sparse gradients of the table)."""
+    ``train.sparse``, SparseAdam on sparse gradients of the table). ``batch`` other than 100
+    keeps the mega-batch pool of 2,000 pairs (M up to 2,000 / batch, grown by one every 150
+    mini-batches): fewer table updates per pair, the lever of ``benchmarks/train_profile.py``
+    (the table's Adam step and backward are two thirds of a 100-pair step)."""
     part = {"name": "sp", "vocab_size": 20_000, "dim": 300, "dropout": 0.0}
     cfg = {"sources": [{"kind": "corpus", "path": path}], "model": {"parts": [part]},
-           "megabatch": {"size": 20, "start": 1, "anneal_every": 150}, "bilingual": True,
+           "megabatch": {"size": max(1, 2000 // batch), "start": 1, "anneal_every": 150},
+           "batch_size": batch, "lr": lr, "bilingual": True,
            "vocab_sample": 200_000, "regularisation": {"word_dropout": word_dropout},
            "decontaminate": False}  # the sample is a decontaminate output already
     if sparse:
@@ -171,6 +176,13 @@ def main() -> None:
     ap.add_argument("--skip-ray", action="store_true")
     ap.add_argument("--sparse", action="store_true",
                     help="also train.sparse (SparseAdam) in process")
+    ap.add_argument("--batch", type=int, nargs="*", default=[], metavar="N",
+                    help="also train in process with N pairs a mini-batch (same 2,000-pair "
+                    "mega-batch pool) on the largest sample, at lr 0.001 and lr 0.001 x N/100")
+    ap.add_argument("--batch-ray", action="store_true",
+                    help="also run each --batch as paralib train on Ray Train (lr 0.001)")
+    ap.add_argument("--skip-base", action="store_true",
+                    help="leave out the in-process rows at batch 100 (with --update: keep them)")
     ap.add_argument("--update", action="store_true",
                     help="keep the rows of the JSON already written, replacing those of the "
                     "settings run again (a rerun of some rows at a quieter time)")
@@ -209,6 +221,17 @@ def main() -> None:
         if not args.skip_ray:
             settings.append((f"after, paralib train on Ray Train, {n:,} pairs", ROOT,
                              {"ray": True, "config": train_config(str(more))}))
+    biggest = (tmp / f"pairs-{max(args.ray_pairs)}.parquet") if args.ray_pairs else path
+    for b in args.batch:
+        size = f"{max(args.ray_pairs):,} pairs" if args.ray_pairs else f"{args.pairs:,} pairs"
+        for lr in (0.001, 0.001 * b / 100):
+            settings.append((f"after, in process, {size}, batch {b}, lr {lr:g}", ROOT,
+                             {"config": train_config(str(biggest), batch=b, lr=lr)}))
+        if args.batch_ray:
+            settings.append((f"after, paralib train on Ray Train, {size}, batch {b}, lr 0.001",
+                             ROOT, {"ray": True, "config": train_config(str(biggest), batch=b)}))
+    if args.skip_base:
+        settings = [s for s in settings if "batch" in s[0] or "Ray" in s[0]]
     rows: list[dict] = []
     if args.update and (RESULTS / "train_speed.json").exists():
         again = {name for name, _, _ in settings}
