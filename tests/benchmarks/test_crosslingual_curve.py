@@ -4,18 +4,15 @@ sts17 and tatoeba, fits and writes its JSON."""
 
 from __future__ import annotations
 
-import gzip
 import importlib.util
 import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 
-import pandas as pd
 import pytest
 
-from paralib.paths import PROJECT_ROOT, data_root
+from paralib.paths import PROJECT_ROOT
 
 SCRIPT = PROJECT_ROOT / "benchmarks" / "crosslingual_curve.py"
 
@@ -52,19 +49,10 @@ def test_anneal_reaches_the_largest_megabatch_after_15_percent():
     assert curve.anneal_for(50) == 1
 
 
-def _pairs(path: Path) -> Path:
-    root = data_root() / "bitext" / "multi30k" / "task1" / "raw"
-    with gzip.open(root / "val.en.gz", "rt") as en, gzip.open(root / "val.de.gz", "rt") as de:
-        ref, src = en.read().splitlines(), de.read().splitlines()
-    pd.DataFrame({"ref": ref, "src": src, "src_lang": "de",
-                  "group": range(len(ref))}).to_parquet(path)
-    return path
-
-
-def test_smoke_run_writes_runs_and_fits(tmp_path):
+def test_smoke_run_writes_runs_and_fits(tmp_path, val_pairs):
     out = tmp_path / "curve.json"
     cmd = [sys.executable, str(SCRIPT), "--smoke", "--langs", "de", "--data",
-           str(_pairs(tmp_path / "pairs.parquet")), "--out", str(out)]
+           str(val_pairs), "--out", str(out)]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(out.read_text())

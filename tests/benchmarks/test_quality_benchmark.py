@@ -3,31 +3,18 @@ the peers are trained on the same pairs, and the table and JSON are written."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 
-import pandas as pd
-
-from paralib.paths import PROJECT_ROOT, data_root
+from paralib.paths import PROJECT_ROOT
 
 
-def _pairs(path: Path) -> Path:
-    root = data_root() / "bitext" / "multi30k" / "task1" / "raw"
-    with gzip.open(root / "val.en.gz", "rt") as en, gzip.open(root / "val.de.gz", "rt") as de:
-        ref, src = en.read().splitlines(), de.read().splitlines()
-    pd.DataFrame({"ref": ref, "src": src, "src_lang": "de",
-                  "group": range(len(ref))}).to_parquet(path)
-    return path
-
-
-def test_tiny_quality_benchmark(tmp_path):
+def test_tiny_quality_benchmark(tmp_path, val_pairs):
     shipped = PROJECT_ROOT / "models" / "paralib-en"
     cmd = [sys.executable, str(PROJECT_ROOT / "benchmarks" / "quality.py"), "--tiny",
-           "--pairs-from", str(_pairs(tmp_path / "pairs.parquet")), "--out", str(tmp_path),
+           "--pairs-from", str(val_pairs), "--out", str(tmp_path),
            "--model", f"paralib-en={shipped}"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
