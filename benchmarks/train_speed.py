@@ -197,11 +197,12 @@ def main() -> None:
     path = tmp / "pairs.parquet"
     sample_pairs(Path(args.data), args.pairs, path)
     tree = None if args.skip_before else before_tree(args.before, tmp / "before")
-    settings = [("after, in process", ROOT, {"config": train_config(str(path))})]
-    if args.sparse:
+    base = not args.skip_base   # the in-process rows at batch 100
+    settings = [("after, in process", ROOT, {"config": train_config(str(path))})] if base else []
+    if args.sparse and base:
         settings.append(("after, in process, train.sparse (SparseAdam)", ROOT,
                          {"config": train_config(str(path), sparse=True)}))
-    if tree:
+    if tree and base:
         settings.append((f"before ({args.before}), in process", tree,
                          {"config": train_config(str(path))}))
     if not args.skip_ray:
@@ -214,24 +215,24 @@ def main() -> None:
         for loss in ("mnrl", "megabatch"):
             settings.append((f"st StaticEmbedding {loss}", ROOT,
                              {"st": True, "loss": loss, "path": str(path)}))
+    biggest, size = path, f"{args.pairs:,} pairs"   # the largest sample, for --batch
     for n in args.ray_pairs:
         more = sample_pairs(Path(args.data), n, tmp / f"pairs-{n}.parquet")
-        settings.append((f"after, in process, {n:,} pairs", ROOT,
-                         {"config": train_config(str(more))}))
+        if n >= max(args.ray_pairs):
+            biggest, size = more, f"{n:,} pairs"
+        if base:
+            settings.append((f"after, in process, {n:,} pairs", ROOT,
+                             {"config": train_config(str(more))}))
         if not args.skip_ray:
             settings.append((f"after, paralib train on Ray Train, {n:,} pairs", ROOT,
                              {"ray": True, "config": train_config(str(more))}))
-    biggest = (tmp / f"pairs-{max(args.ray_pairs)}.parquet") if args.ray_pairs else path
     for b in args.batch:
-        size = f"{max(args.ray_pairs):,} pairs" if args.ray_pairs else f"{args.pairs:,} pairs"
         for lr in (0.001, 0.001 * b / 100):
             settings.append((f"after, in process, {size}, batch {b}, lr {lr:g}", ROOT,
                              {"config": train_config(str(biggest), batch=b, lr=lr)}))
         if args.batch_ray:
             settings.append((f"after, paralib train on Ray Train, {size}, batch {b}, lr 0.001",
                              ROOT, {"ray": True, "config": train_config(str(biggest), batch=b)}))
-    if args.skip_base:
-        settings = [s for s in settings if "batch" in s[0] or "Ray" in s[0]]
     rows: list[dict] = []
     if args.update and (RESULTS / "train_speed.json").exists():
         again = {name for name, _, _ in settings}

@@ -31,6 +31,8 @@ LICENCES = {  # the training data's terms (../shared/data/README.md)
               "(CC BY-SA 4.0), TICO-19 (CC0 1.0), Bible versions (public domain)",
     "captions": "Multi30k (research, non-commercial: Flickr terms)",
 }
+# the card's default sentence on what the model is for (--purpose)
+PURPOSE = "English sentences are its main target (STS)"
 COLUMNS = ("year mean", "all-24", "STSB dev", "STSB test", "SICK-R", "STS17 en-en",
            "STS17 ar-en", "STS17 es-en", "STS17 tr-en", "Tatoeba de/fr/es/ru", "BUCC F1",
            "sent/s 1 thread")
@@ -75,7 +77,7 @@ def corpus_removals(train_config: Path) -> dict[str, int]:
 
 
 def card(name: str, config: dict, summary: dict, train_config: Path, quality: Path,
-         purpose: str = "English sentences are its main target (STS)") -> str:
+         purpose: str = PURPOSE) -> str:
     from paralib.config import load_config
 
     sources = sorted({s.kind for s in load_config(train_config).train.sources})
@@ -134,7 +136,7 @@ def main() -> None:
     ap.add_argument("--config", required=True, help="the training config (the card's "
                     "command and sources)")
     ap.add_argument("--quality", default=str(ROOT / "benchmarks/results/quality.json"))
-    ap.add_argument("--purpose", default="English sentences are its main target (STS)",
+    ap.add_argument("--purpose", default=PURPOSE,
                     help="the card's sentence on what the model is for")
     args = ap.parse_args()
     src = Path(args.folder)
