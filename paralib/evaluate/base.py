@@ -17,8 +17,10 @@ from paralib.evaluate.evalmodel import EvalModel
 from paralib.evaluate.loaders import MissingDataError
 
 TASKS: dict[str, type[Task]] = {}
-# suite names in run order (``all`` runs them all)
-SUITES = ("sts", "stsb", "sick", "sts17", "detection", "tatoeba", "bucc", "neighbours", "speed")
+# suite names in run order (``all`` runs them all but the development sets of DEV_SUITES)
+SUITES = ("sts", "stsb", "sick", "sts17", "detection", "tatoeba", "bucc", "neighbours", "speed",
+          "xnli")
+DEV_SUITES = ("xnli",)
 
 
 class Task:

@@ -256,6 +256,39 @@ def read_tatoeba(data: Path, lang: str) -> tuple[list[str], list[str], list[str]
     return xs, es, [str(src), str(eng)]
 
 
+XNLI_LANGS = ("ar", "de", "es", "fr", "tr")
+
+
+def read_xnli_dev(data: Path, lang: str) -> tuple[list[str], list[str], list[str]]:
+    """The XNLI dev translations of ``lang`` aligned with English (``dev-<xx>.tsv`` and
+    ``dev-en.tsv``, line-aligned premise and hypothesis columns): every distinct sentence
+    once, premises and hypotheses alike, in file order: (other language, English, files).
+    A sentence whose English or translation has already been seen with another partner is
+    left out, so that each sentence has exactly one translation to retrieve."""
+    folder = data / "bitext" / "xnli"
+    src, eng = folder / f"dev-{lang}.tsv", folder / "dev-en.tsv"
+    what = f"XNLI dev {lang}-en"
+    xs_lines, es_lines = _lines(src, what), _lines(eng, what)
+    if len(xs_lines) != len(es_lines):
+        raise ValueError(f"{src} has {len(xs_lines)} lines but {eng} has {len(es_lines)}")
+    pairs: dict[tuple[str, str], None] = {}
+    for i, (xl, el) in enumerate(zip(xs_lines, es_lines, strict=True), 1):
+        xf, ef = xl.split("\t"), el.split("\t")
+        if len(xf) < 2 or len(ef) < 2:
+            raise ValueError(f"{src if len(xf) < 2 else eng}, line {i}: expected premise, "
+                             "hypothesis and label separated by tabs")
+        for x, e in ((xf[0], ef[0]), (xf[1], ef[1])):
+            if x.strip() and e.strip():
+                pairs.setdefault((x.strip(), e.strip()))
+    x_count: dict[str, int] = {}
+    e_count: dict[str, int] = {}
+    for x, e in pairs:
+        x_count[x] = x_count.get(x, 0) + 1
+        e_count[e] = e_count.get(e, 0) + 1
+    kept = [(x, e) for x, e in pairs if x_count[x] == 1 and e_count[e] == 1]
+    return [x for x, _ in kept], [e for _, e in kept], [str(src), str(eng)]
+
+
 @dataclass
 class BuccSet:
     """A BUCC 2018 sample-gold set: the two corpora and the gold pairs (as row indices)."""

@@ -26,7 +26,7 @@ def plot_values(suite: str, task: TaskReport) -> tuple[str, str, Values] | None:
         elif suite == "detection":
             vals[m] = {s: (e["features"].get("concat") or e["features"].get("score"))["accuracy"]
                        for s, e in sets.items() if _ok(e)}
-        elif suite == "tatoeba":
+        elif suite in ("tatoeba", "xnli"):
             vals[m] = {s: e["xx->en"] for s, e in sets.items() if _ok(e)}
         elif suite == "bucc":
             vals[m] = {s: e["test"]["f1"] for s, e in sets.items() if _ok(e)}
@@ -41,6 +41,7 @@ def plot_values(suite: str, task: TaskReport) -> tuple[str, str, Values] | None:
         "sts17": ("STS 2017", "Pearson's r × 100"),
         "detection": ("Paraphrase detection, MLP on [u, v]", "accuracy (%)"),
         "tatoeba": ("Tatoeba retrieval xx→en", "accuracy (%)"),
+        "xnli": ("XNLI dev retrieval xx→en", "accuracy (%)"),
         "bucc": ("BUCC 2018 mining", "F1 × 100"),
         "speed": ("Encoding speed", "sentences / s"),
     }

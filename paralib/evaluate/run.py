@@ -1,7 +1,8 @@
 """``evaluate()``: run evaluation suites over models and baselines, and write the report.
 
 Suites (``paralib evaluate --suite``): ``sts`` (STS 2012-2016), ``stsb``, ``sick``, ``sts17``,
-``detection``, ``tatoeba``, ``bucc``, ``neighbours``, ``speed``, and ``all``. Each task loads its
+``detection``, ``tatoeba``, ``bucc``, ``neighbours``, ``speed``, and ``all``; ``xnli`` (XNLI dev
+retrieval, the cross-lingual development set) runs only by name. Each task loads its
 data once and evaluates every model; a missing data file, a language a model does not cover or
 a failing task is recorded in the results and the run goes on.
 """
@@ -16,7 +17,7 @@ from typing import Any
 
 from paralib.contracts import EvalReport
 from paralib.evaluate import bucc, detection, neighbours, speed, sts, sts17, tatoeba  # noqa: F401
-from paralib.evaluate.base import SUITES, TASKS
+from paralib.evaluate.base import DEV_SUITES, SUITES, TASKS
 from paralib.evaluate.common import Settings, error, missing
 from paralib.evaluate.encoders import EvalModel, EvaluateError, as_eval_model
 from paralib.evaluate.loaders import BuccSet, MissingDataError, Pairs
@@ -27,7 +28,8 @@ __all__ = ["SUITES", "describe_data", "evaluate", "resolve_suites"]
 
 
 def resolve_suites(suites: Iterable[str]) -> list[str]:
-    """Suite names in run order (``all`` = every suite); unknown names are an error."""
+    """Suite names in run order (``all`` = every suite but the development sets, which are
+    run only by name); unknown names are an error."""
     names: list[str] = []
     for s in suites:
         for part in str(s).split(","):
@@ -35,7 +37,7 @@ def resolve_suites(suites: Iterable[str]) -> list[str]:
             if not part:
                 continue
             if part == "all":
-                names += list(SUITES)
+                names += [s for s in SUITES if s not in DEV_SUITES]
             elif part in SUITES:
                 names.append(part)
             else:

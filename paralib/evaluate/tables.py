@@ -128,7 +128,7 @@ def detection_tables(task: TaskReport) -> list[Table]:
     return [Table("Paraphrase detection (accuracy / F1 × 100)", ["Model (features)", *sets], rows)]
 
 
-def tatoeba_tables(task: TaskReport) -> list[Table]:
+def tatoeba_tables(task: TaskReport, title: str = "Tatoeba") -> list[Table]:
     """Retrieval accuracy xx→en / en→xx (%) per language."""
     langs: list[str] = []
     for res in task.models.values():
@@ -138,7 +138,7 @@ def tatoeba_tables(task: TaskReport) -> list[Table]:
              if s in res.get("sets", {}) else (res.get("status") if res.get("status") != "ok"
                                                else "-") for s in langs]
             for m, res in task.models.items()]
-    return [Table("Tatoeba retrieval accuracy (%, xx→en / en→xx)", ["Model", *langs],
+    return [Table(f"{title} retrieval accuracy (%, xx→en / en→xx)", ["Model", *langs],
                   rows)]
 
 
@@ -210,6 +210,7 @@ TABLES = {
     "bucc": bucc_tables,
     "neighbours": neighbours_tables,
     "speed": speed_tables,
+    "xnli": lambda t: tatoeba_tables(t, "XNLI dev"),
 }
 
 

@@ -1,6 +1,8 @@
 """Tatoeba similarity search (the LASER test sets, Artetxe & Schwenk 2019): for every language
 a model covers besides English, the accuracy of finding each sentence's translation by cosine
-nearest neighbour among the 1,000 sentences on the other side, in both directions."""
+nearest neighbour among the 1,000 sentences on the other side, in both directions. The same
+search on the XNLI dev translations (suite ``xnli``) is the cross-lingual development set:
+models are compared and chosen on it, never on a test set (2019 §3)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from paralib.evaluate.base import Task, overall_status, register
 from paralib.evaluate.common import error, missing, not_applicable, skipped
 from paralib.evaluate.encode import encode_texts
 from paralib.evaluate.evalmodel import EvalModel, unit_rows
-from paralib.evaluate.loaders import MissingDataError, read_tatoeba
+from paralib.evaluate.loaders import XNLI_LANGS, MissingDataError, read_tatoeba, read_xnli_dev
 
 
 def retrieval_accuracy(queries: np.ndarray, keys: np.ndarray) -> float:
@@ -35,10 +37,18 @@ class Tatoeba(Task):
     def load(self) -> dict[str, Any]:
         return {}  # read per language on demand: a model decides which languages
 
+    def read(self, lang: str) -> tuple[list[str], list[str], list[str]]:
+        """(other language, English, files) of one language's aligned sentences."""
+        return read_tatoeba(self.settings.data, lang)
+
+    def targets(self, model: EvalModel) -> list[str]:
+        """The languages besides English to search in."""
+        return [lang for lang in model.languages or () if lang != "en"]
+
     def _read(self, lang: str, loaded: dict[str, Any]) -> Any:
         if lang not in loaded:
             try:
-                loaded[lang] = read_tatoeba(self.settings.data, lang)
+                loaded[lang] = self.read(lang)
             except MissingDataError as exc:
                 loaded[lang] = exc
         return loaded[lang]
@@ -46,7 +56,7 @@ class Tatoeba(Task):
     def run(self, model: EvalModel, loaded: dict[str, Any]) -> dict:
         if not model.is_encoder:
             return not_applicable(model, self.title)
-        others = [lang for lang in model.languages or () if lang != "en"]
+        others = self.targets(model)
         if not model.covers("en") or not others:
             return {**skipped(model, ["en", "another language"]), "sets": {}}
         sets: dict[str, dict] = {}
@@ -66,3 +76,23 @@ class Tatoeba(Task):
             except Exception as exc:
                 sets[name] = error(exc)
         return {"status": overall_status(sets), "sets": sets}
+
+
+@register
+class XnliDev(Tatoeba):
+    """Retrieval accuracy xx→en and en→xx on the XNLI dev translations (ar, de, es, fr, tr):
+    the cross-lingual development set. ``all`` leaves it out (it is for choosing models)."""
+
+    name = "xnli"
+    title = "XNLI dev retrieval"
+    paper = "2019 §3 (cross-lingual evaluation); XNLI dev (Conneau et al. 2018) as dev set"
+    notes = ("Accuracy (%) of retrieving the aligned translation by cosine nearest neighbour "
+             "among the 3,320 distinct XNLI dev sentences (premises and hypotheses) of the other "
+             "side, in both directions, for each XNLI language the model covers. A development "
+             "set: compare and choose models on it, report test scores elsewhere.",)
+
+    def read(self, lang: str) -> tuple[list[str], list[str], list[str]]:
+        return read_xnli_dev(self.settings.data, lang)
+
+    def targets(self, model: EvalModel) -> list[str]:
+        return [lang for lang in XNLI_LANGS if model.covers(lang)]
