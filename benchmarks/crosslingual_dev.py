@@ -1,0 +1,87 @@
+"""Choose a cross-lingual model on development data only (issue 28, item 2: "Ray Tune on
+development sets only ... never a test set"; 2019 §3).
+
+Every candidate model folder (``--model NAME=DIR``, each trained by ``paralib train``, which
+already kept its best epoch on STS Benchmark dev) is scored on the XNLI dev retrieval suite
+(``paralib evaluate --suite xnli``: ar, de, es, fr, tr ↔ en, both directions, 3,320 sentences
+a language). The XNLI dev mean picks the model; STS Benchmark dev (from the folder's
+``training.json``) is shown beside it. No test set is read: the chosen model is measured once,
+afterwards, by ``benchmarks/quality.py``.
+
+    python benchmarks/crosslingual_dev.py --model xl=output/models/paralib-xl \
+        --model xl-d600=output/models/paralib-xl-d600 [--out NAME]
+
+Prints a table and writes ``benchmarks/results/crosslingual_dev.json`` (``--out``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shlex
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import machine, table, write_json  # noqa: E402
+
+XNLI = ("ar", "de", "es", "fr", "tr")
+
+
+def dev_row(name: str, folder: Path, report: dict) -> dict:
+    """One candidate's row: XNLI dev accuracy per language (mean of both directions), their
+    mean, and its STS Benchmark dev Pearson from ``training.json``."""
+    sets = report["tasks"]["xnli"]["models"][name].get("sets", {})
+    row: dict = {"model": name, "folder": str(folder)}
+    for lang in XNLI:
+        s = sets.get(f"{lang}-en", {})
+        row[f"xnli {lang}"] = ((s["xx->en"] + s["en->xx"]) / 2 if s.get("status") == "ok"
+                               else math.nan)
+    row["xnli mean"] = sum(row[f"xnli {lang}"] for lang in XNLI) / len(XNLI)
+    summary = folder / "training.json"
+    train = json.loads(summary.read_text()) if summary.is_file() else {}
+    row["stsb dev"] = train.get("dev_pearson") if train.get("dev") == "stsb-dev" else math.nan
+    row["pairs"] = train.get("pairs")
+    row["best epoch"] = train.get("best_epoch")
+    return row
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", action="append", required=True, metavar="NAME=DIR")
+    p.add_argument("--out", default="crosslingual_dev", help="JSON name under results/")
+    args = p.parse_args(argv)
+    from paralib.evaluate import evaluate
+
+    models: dict[str, Path] = {}
+    for spec in args.model:
+        name, sep, folder = spec.partition("=")
+        if not sep or not Path(folder).is_dir():
+            p.error(f"--model {spec}: expected NAME=DIR with an existing model folder")
+        models[name] = Path(folder)
+    t0 = time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        report = evaluate({n: str(f) for n, f in models.items()}, ["xnli"], Path(tmp),
+                          progress=False)
+    rows = sorted((dev_row(n, f, report) for n, f in models.items()),
+                  key=lambda r: -r["xnli mean"])
+    cols = ["model", *(f"xnli {lang}" for lang in XNLI), "xnli mean", "stsb dev", "pairs",
+            "best epoch"]
+    shown = [{c: (f"{r[c]:.1f}" if isinstance(r[c], float) else r[c]) for c in cols}
+             for r in rows]
+    print(table(shown, cols))
+    print(f"chosen on XNLI dev: {rows[0]['model']} ({rows[0]['folder']})")
+    path = write_json(args.out, {
+        "machine": machine(), "command": shlex.join(["benchmarks/crosslingual_dev.py",
+                                                     *(argv or sys.argv[1:])]),
+        "metric": "XNLI dev retrieval accuracy, mean of xx->en and en->xx over ar, de, es, "
+                  "fr, tr (the choice); STS Benchmark dev from training.json (shown)",
+        "seconds": round(time.time() - t0, 1), "rows": rows, "chosen": rows[0]["model"]})
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""``benchmarks/crosslingual_dev.py``: a candidate's XNLI dev row (both directions averaged;
+a language missing makes the mean missing) and the choice by the XNLI dev mean, on the two
+shipped models."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import sys
+
+import pytest
+
+from paralib.paths import PROJECT_ROOT
+
+SCRIPT = PROJECT_ROOT / "benchmarks" / "crosslingual_dev.py"
+
+
+def _module():
+    sys.path.insert(0, str(SCRIPT.parent))
+    spec = importlib.util.spec_from_file_location("crosslingual_dev", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_dev_row_averages_directions_and_reads_stsb_dev(tmp_path):
+    dev = _module()
+    (tmp_path / "training.json").write_text(json.dumps(
+        {"dev": "stsb-dev", "dev_pearson": 77.5, "pairs": 10, "best_epoch": 3}))
+    sets = {f"{lang}-en": {"status": "ok", "xx->en": 80.0 + i, "en->xx": 70.0 + i}
+            for i, lang in enumerate(dev.XNLI)}
+    report = {"tasks": {"xnli": {"models": {"m": {"sets": sets}}}}}
+    row = dev.dev_row("m", tmp_path, report)
+    assert row["xnli ar"] == 75.0 and row["xnli tr"] == 79.0
+    assert row["xnli mean"] == pytest.approx(77.0)
+    assert (row["stsb dev"], row["pairs"], row["best epoch"]) == (77.5, 10, 3)
+    sets.pop("tr-en")
+    assert math.isnan(dev.dev_row("m", tmp_path, report)["xnli mean"])
+
+
+def test_chooses_on_xnli_dev_and_writes_json(tmp_path, capsys):
+    dev = _module()
+    multi, en = PROJECT_ROOT / "models" / "paralib-multi", PROJECT_ROOT / "models" / "paralib-en"
+    out = tmp_path / "dev"
+    dev.main(["--model", f"multi={multi}", "--model", f"en={en}", "--out", str(out)])
+    result = json.loads(out.with_suffix(".json").read_text())
+    means = {r["model"]: r["xnli mean"] for r in result["rows"]}
+    assert result["chosen"] == max(means, key=means.get)
+    assert "chosen on XNLI dev" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        dev.main(["--model", "nofolder=/nonexistent"])
