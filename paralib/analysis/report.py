@@ -11,18 +11,14 @@ import pandas as pd
 
 from paralib.analysis import tables
 from paralib.analysis.canonical import MIN_OVERLAP, paraphrase_examples
-from paralib.evaluate.plots import plot_name
+from paralib.evaluate.plots import plot_name, pyplot, save_figure
 from paralib.evaluate.report import clean
 
 REPORT_JSON, REPORT_HTML, PLOTS = "report.json", "report.html", "plots"
 
 
 def _histograms(df: pd.DataFrame, cols: list[str], folder: Path) -> dict[str, str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     folder.mkdir(parents=True, exist_ok=True)
     files = {}
     for c in cols:
@@ -32,22 +28,15 @@ def _histograms(df: pd.DataFrame, cols: list[str], folder: Path) -> dict[str, st
         ax.set_title(c)
         ax.set_xlabel(c)
         ax.set_ylabel("pairs")
-        fig.tight_layout()
-        name = f"{PLOTS}/hist_{plot_name(c)}"
-        fig.savefig(folder.parent / name, dpi=80)
-        plt.close(fig)
-        files[c] = name
+        files[c] = f"{PLOTS}/hist_{plot_name(c)}"
+        save_figure(fig, folder.parent / files[c])
     return files
 
 
 def _heatmap(corr: pd.DataFrame, folder: Path) -> str | None:
     if corr.empty:
         return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     size = 1.5 + 0.5 * len(corr)
     fig, ax = plt.subplots(figsize=(size, size))
     im = ax.imshow(corr.to_numpy(dtype=float), vmin=-1, vmax=1, cmap="coolwarm")
@@ -55,10 +44,8 @@ def _heatmap(corr: pd.DataFrame, folder: Path) -> str | None:
     ax.set_yticks(range(len(corr)), corr.index)
     fig.colorbar(im, ax=ax, fraction=0.046)
     ax.set_title("Spearman correlation of scores")
-    fig.tight_layout()
     name = f"{PLOTS}/correlation.png"
-    fig.savefig(folder.parent / name, dpi=80)
-    plt.close(fig)
+    save_figure(fig, folder.parent / name)
     return name
 
 
