@@ -5,28 +5,20 @@ from __future__ import annotations
 
 import html
 import json
-import math
-import re
 from pathlib import Path
 
 import pandas as pd
 
 from paralib.analysis import tables
 from paralib.analysis.canonical import MIN_OVERLAP, paraphrase_examples
+from paralib.evaluate.plots import plot_name, pyplot, save_figure
+from paralib.evaluate.report import clean
 
 REPORT_JSON, REPORT_HTML, PLOTS = "report.json", "report.html", "plots"
 
 
-def _plot_name(col: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", col)
-
-
 def _histograms(df: pd.DataFrame, cols: list[str], folder: Path) -> dict[str, str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     folder.mkdir(parents=True, exist_ok=True)
     files = {}
     for c in cols:
@@ -36,22 +28,15 @@ def _histograms(df: pd.DataFrame, cols: list[str], folder: Path) -> dict[str, st
         ax.set_title(c)
         ax.set_xlabel(c)
         ax.set_ylabel("pairs")
-        fig.tight_layout()
-        name = f"{PLOTS}/hist_{_plot_name(c)}.png"
-        fig.savefig(folder.parent / name, dpi=80)
-        plt.close(fig)
-        files[c] = name
+        files[c] = f"{PLOTS}/hist_{plot_name(c)}"
+        save_figure(fig, folder.parent / files[c])
     return files
 
 
 def _heatmap(corr: pd.DataFrame, folder: Path) -> str | None:
     if corr.empty:
         return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     size = 1.5 + 0.5 * len(corr)
     fig, ax = plt.subplots(figsize=(size, size))
     im = ax.imshow(corr.to_numpy(dtype=float), vmin=-1, vmax=1, cmap="coolwarm")
@@ -59,28 +44,13 @@ def _heatmap(corr: pd.DataFrame, folder: Path) -> str | None:
     ax.set_yticks(range(len(corr)), corr.index)
     fig.colorbar(im, ax=ax, fraction=0.046)
     ax.set_title("Spearman correlation of scores")
-    fig.tight_layout()
     name = f"{PLOTS}/correlation.png"
-    fig.savefig(folder.parent / name, dpi=80)
-    plt.close(fig)
+    save_figure(fig, folder.parent / name)
     return name
 
 
-def _clean(obj):
-    """JSON-safe: NaN and infinities become null."""
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_clean(v) for v in obj]
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if hasattr(obj, "item"):
-        return _clean(obj.item())
-    return obj
-
-
 def _records(df: pd.DataFrame) -> list[dict]:
-    return _clean(df.to_dict(orient="records"))
+    return clean(df.to_dict(orient="records"))
 
 
 def analyze(df: pd.DataFrame, out_dir: str | Path, seed: int = 0, k: int = 5,
@@ -117,12 +87,12 @@ def analyze(df: pd.DataFrame, out_dir: str | Path, seed: int = 0, k: int = 5,
     heat = _heatmap(corr, out / PLOTS)
     report = {
         "rows": len(df), "scores": cols,
-        "distributions": _clean(dist.to_dict(orient="index")),
+        "distributions": clean(dist.to_dict(orient="index")),
         "diversity": _records(diversity),
         "p_ref_correlations": None if pref is None else _records(pref),
-        "correlation": _clean(corr.to_dict(orient="index")),
+        "correlation": clean(corr.to_dict(orient="index")),
         "examples": {c: _records(e) for c, e in ex.items()},
-        "paraphrases": None if para is None else {"summary": _clean(para[0]),
+        "paraphrases": None if para is None else {"summary": clean(para[0]),
                                                   "examples": _records(para[1])},
         "plots": {"histograms": hists, "correlation": heat},
     }

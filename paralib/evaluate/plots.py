@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from paralib.contracts import TaskReport
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 Values = dict[str, dict[str, float | None]]  # model -> category -> value
 
@@ -50,13 +55,29 @@ def plot_values(suite: str, task: TaskReport) -> tuple[str, str, Values] | None:
     return (*labels[suite], vals)
 
 
-def bar_chart(title: str, ylabel: str, values: Values, path: Path) -> Path:
-    """Grouped bars: categories on the x axis, one colour per model; saved as PNG."""
+def pyplot() -> ModuleType:
+    """``matplotlib.pyplot`` on the headless Agg backend, imported on first use (every report
+    of paralib draws with it)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def save_figure(fig: Figure, path: Path, dpi: int = 80) -> Path:
+    """Lay ``fig`` out, write it to ``path`` (PNG, its folder created) and close it."""
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi)
+    pyplot().close(fig)
+    return path
+
+
+def bar_chart(title: str, ylabel: str, values: Values, path: Path) -> Path:
+    """Grouped bars: categories on the x axis, one colour per model; saved as PNG."""
+    plt = pyplot()
     cats: list[str] = []
     for d in values.values():
         cats += [c for c in d if c not in cats]
@@ -76,11 +97,7 @@ def bar_chart(title: str, ylabel: str, values: Values, path: Path) -> Path:
     ax.axhline(0, color="black", linewidth=0.5)
     if len(models) > 1:
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def plot_name(suite: str) -> str:

@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from paralib.evaluate.plots import pyplot, save_figure
 from paralib.experiments.aggregate import (
     aggregate,
     correlation_name,
@@ -54,15 +55,6 @@ def positions(labels: list[str]) -> list[float]:
     return [float(n) for n in numbers if n is not None]
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def plot_experiment(exp: Experiment, table: TableData, records: AnyRecords, path: Path) -> Path:
     """Draw the experiment's plot (``exp.plot``) and write it to ``path`` (PNG)."""
     title = f"{exp.title} ({exp.paper.table})"
@@ -75,16 +67,12 @@ def plot_experiment(exp: Experiment, table: TableData, records: AnyRecords, path
         fig = draw_scatter(exp, records, spec, title)
     else:
         raise ValueError(f"experiment {exp.name} has no plot")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    _pyplot().close(fig)
-    return path
+    return save_figure(fig, path, dpi=110)
 
 
 def draw_table(table: TableData, spec: TablePlot, title: str) -> Figure:
     """Ours (solid) against the paper (dashed) per series; numbers left, relative right."""
-    plt = _pyplot()
+    plt = pyplot()
     xs = spec.only or (table.rows if spec.x == "rows" else table.columns)
     series = spec.series or (table.columns if spec.x == "rows" else table.rows)
     pos = positions(xs)
@@ -123,7 +111,7 @@ def draw_over(exp: Experiment, table: TableData, records: AnyRecords, spec: Over
     the cell chose ringed. The paper reports only the cell (the best fold), so its number is
     in the legend: a level line on the same axis would squash the curves whenever ours sit
     far from it."""
-    plt, records = _pyplot(), as_records(records)
+    plt, records = pyplot(), as_records(records)
     fig, ax = plt.subplots(figsize=(9, 4.5))
     labels: list[str] = []
     pos: dict[str, float] = {}
@@ -160,7 +148,7 @@ def draw_scatter(exp: Experiment, records: AnyRecords, spec: ScatterPlot, title:
     """One labelled point per run of the correlation cell; the title gives the cell's value
     as the table does (n/a, with the reason, below the step's ``min_runs``), and the runs
     without both numbers are named under the axis."""
-    plt, records = _pyplot(), as_records(records)
+    plt, records = pyplot(), as_records(records)
     ref = exp.ours.cell(spec.row, spec.column)
     if ref is None:  # ScatterPlot.check refuses absent rows and unavailable columns
         raise ValueError(f"plot: cell ({spec.row}, {spec.column}) has no runs")

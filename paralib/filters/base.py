@@ -1,9 +1,9 @@
 """Scorers: one class per score, declared once, registered by name (OpusFilter's model).
 
 A scorer computes one or more columns over a whole batch of candidate pairs (a pandas
-DataFrame with at least ``ref`` and ``trans``), vectorised; ``accept`` turns a column into a
-keep/drop mask given bounds, and ``direction`` says which side is clean, so that tooling can
-propose thresholds from score distributions (2017 §5.5-5.7, 2018 §3.2).
+DataFrame with at least ``ref`` and ``trans``), vectorised; :func:`within_bounds` turns a
+column into a keep/drop mask given bounds, and ``direction`` says which side is clean, so that
+tooling can propose thresholds from score distributions (2017 §5.5-5.7, 2018 §3.2).
 
 Rows a scorer cannot score (an empty translation, a NaN cost) are named by
 ``invalid(batch)`` with a reason, so that the scoring stage can count and write them to
@@ -85,11 +85,6 @@ class Scorer:
     def score(self, batch: pd.DataFrame) -> pd.DataFrame:
         """Return a DataFrame with this scorer's ``columns`` for every row of ``batch``."""
         raise NotImplementedError(f"scorer '{self.name}' does not implement score()")
-
-    def accept(self, values: pd.Series | np.ndarray, lower: float | None = None,
-               upper: float | None = None) -> np.ndarray:
-        """Keep-mask for ``lower <= value <= upper`` (either bound optional)."""
-        return within_bounds(values, lower, upper)
 
 
 def within_bounds(values: pd.Series | np.ndarray, lower: float | None = None,

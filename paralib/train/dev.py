@@ -3,36 +3,27 @@ scores of STS Benchmark dev or STS 2017 en-en (2018 §5.1; 2019 §3 uses STS 201
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from scipy.stats import pearsonr
 
+from paralib.evaluate.loaders import Pairs as DevSet
+from paralib.evaluate.loaders import read_sts17, read_stsb
 from paralib.models.model import ParaphraseModel
 from paralib.paths import data_root
 
 
-@dataclass
-class DevSet:
-    """Pairs with gold similarity scores."""
-
-    name: str
-    a: list[str]
-    b: list[str]
-    gold: np.ndarray
-
-
 def load_dev(name: str) -> DevSet | None:
-    """The dev set named in the config (``none`` gives ``None``)."""
+    """The dev set named in the config (``none`` gives ``None``): the pairs with their gold
+    scores, named ``name``."""
     if name == "none":
         return None
-    from paralib.evaluate.loaders import read_sts17, read_stsb
-
     pairs = read_stsb(data_root(), "dev") if name == "stsb-dev" else read_sts17(data_root(),
                                                                                  "en-en")
-    return DevSet(name, list(pairs.a), list(pairs.b), np.asarray(pairs.gold, dtype=float))
+    return replace(pairs, name=name)
 
 
 def cosines(model: ParaphraseModel, a: list[str], b: list[str], batch: int = 500) -> np.ndarray:

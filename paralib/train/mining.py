@@ -35,6 +35,8 @@ whose whole pool is its own group keeps the old rule (only its own pair is exclu
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import torch
 import torch.nn.functional as F
 
@@ -104,57 +106,53 @@ def hardest_in_pool(x: torch.Tensor, half: int, block: int = 1024,
 
     Walks the upper block triangle of ``x̂ x̂ᵀ`` (blocks of ``block`` rows): each block gives
     the maxima of its rows and, transposed, of its columns (the group mask is symmetric)."""
-    if groups is not None:
-        masked = _hardest_in_pool_grouped(x, half, block, groups)
-        lost = masked < 0
-        if bool(lost.any()):
-            masked = torch.where(lost, hardest_in_pool(x, half, block), masked)
-        return masked
-    x = F.normalize(x, dim=-1)
+    if groups is None:
+        return _walk_pool(x, half, block)
+    masked = _walk_pool(x, half, block, groups)
+    lost = masked < 0
+    if bool(lost.any()):
+        masked = torch.where(lost, _walk_pool(x, half, block), masked)
+    return masked
+
+
+def _pool_blocks(x: torch.Tensor, half: int, block: int, groups: torch.Tensor | None
+                 ) -> Iterator[tuple[int, int, torch.Tensor]]:
+    """The blocks ``(a, b, x[a:a+block] x[b:b+block]ᵀ)`` of the upper block triangle of
+    ``x xᵀ``, with each row's own entry, its partner's (``i ± half``) and (with ``groups``)
+    those of its group at −∞."""
     n = x.shape[0]
-    best_v = torch.full((n,), float("-inf"), device=x.device, dtype=x.dtype)
-    best_i = torch.zeros(n, dtype=torch.long, device=x.device)
+    if groups is not None:
+        gi, gj = same_group_pairs(groups, groups)  # (i, j) and (j, i): diagonal blocks need both
     for a in range(0, n, block):
         xa = x[a:a + block]
+        if groups is not None:
+            in_rows = (gi >= a) & (gi < a + block)
         for b in range(a, n, block):
             sims = xa @ x[b:b + block].T
             for d in (0, half, -half):   # global column − row of the excluded entries
                 offset = d - (b - a)
                 if -sims.shape[0] < offset < sims.shape[1]:
                     sims.diagonal(offset).fill_(float("-inf"))
-            v, i = sims.max(1)
-            _update(best_v[a:a + len(xa)], best_i[a:a + len(xa)], v, i, b)
-            if b != a:
-                v, i = sims.max(0)
-                _update(best_v[b:b + len(v)], best_i[b:b + len(v)], v, i, a)
-    return best_i
+            if groups is not None:
+                hit = in_rows & (gj >= b) & (gj < b + block)
+                sims[gi[hit] - a, gj[hit] - b] = float("-inf")
+            yield a, b, sims
 
 
-def _hardest_in_pool_grouped(x: torch.Tensor, half: int, block: int,
-                             groups: torch.Tensor) -> torch.Tensor:
-    """:func:`hardest_in_pool` with the group mask; −1 for rows with no allowed entry."""
+def _walk_pool(x: torch.Tensor, half: int, block: int,
+               groups: torch.Tensor | None = None) -> torch.Tensor:
+    """:func:`hardest_in_pool` without its fallback: with ``groups``, −1 for rows with no
+    allowed entry."""
     x = F.normalize(x, dim=-1)
     n = x.shape[0]
     best_v = torch.full((n,), float("-inf"), device=x.device, dtype=x.dtype)
-    best_i = torch.full((n,), -1, dtype=torch.long, device=x.device)
-    gi, gj = same_group_pairs(groups, groups)  # (i, j) and (j, i): diagonal blocks need both
-    for a in range(0, n, block):
-        xa = x[a:a + block]
-        in_rows = (gi >= a) & (gi < a + block)
-        for b in range(a, n, block):
-            sims = xa @ x[b:b + block].T
-            for d in (0, half, -half):
-                offset = d - (b - a)
-                if -sims.shape[0] < offset < sims.shape[1]:
-                    sims.diagonal(offset).fill_(float("-inf"))
-            hit = in_rows & (gj >= b) & (gj < b + block)
-            sims[gi[hit] - a, gj[hit] - b] = float("-inf")
-            v, i = sims.max(1)
-            _update(best_v[a:a + len(xa)], best_i[a:a + len(xa)], v, i, b)
-            if b != a:
-                v, i = sims.max(0)
-                _update(best_v[b:b + len(v)], best_i[b:b + len(v)], v, i, a)
-    best_i[torch.isneginf(best_v)] = -1
+    best_i = torch.full((n,), 0 if groups is None else -1, dtype=torch.long, device=x.device)
+    for a, b, sims in _pool_blocks(x, half, block, groups):
+        v, i = sims.max(1)
+        _update(best_v[a:a + len(v)], best_i[a:a + len(v)], v, i, b)
+        if b != a:
+            v, i = sims.max(0)
+            _update(best_v[b:b + len(v)], best_i[b:b + len(v)], v, i, a)
     return best_i
 
 
@@ -216,32 +214,17 @@ def semihard_in_pool(x: torch.Tensor, half: int, block: int = 1024,
     semi_v = hard_v.clone()
     hard_i = torch.zeros(n, dtype=torch.long, device=x.device)
     semi_i = hard_i.clone()
-    if groups is not None:
-        gi, gj = same_group_pairs(groups, groups)
-    for a in range(0, n, block):
-        xa = x[a:a + block]
-        rows = slice(a, a + len(xa))
-        if groups is not None:
-            in_rows = (gi >= a) & (gi < a + block)
-        for b in range(a, n, block):
-            sims = xa @ x[b:b + block].T
-            cols = slice(b, b + sims.shape[1])
-            for d in (0, half, -half):
-                offset = d - (b - a)
-                if -sims.shape[0] < offset < sims.shape[1]:
-                    sims.diagonal(offset).fill_(float("-inf"))
-            if groups is not None:
-                hit = in_rows & (gj >= b) & (gj < b + block)
-                sims[gi[hit] - a, gj[hit] - b] = float("-inf")
-            v, i = sims.max(1)
-            _update(hard_v[rows], hard_i[rows], v, i, b)
-            v, i = _below(sims, t[rows], 1)
-            _update(semi_v[rows], semi_i[rows], v, i, b)
-            if b != a:
-                v, i = sims.max(0)
-                _update(hard_v[cols], hard_i[cols], v, i, a)
-                v, i = _below(sims, t[cols], 0)
-                _update(semi_v[cols], semi_i[cols], v, i, a)
+    for a, b, sims in _pool_blocks(x, half, block, groups):
+        rows, cols = slice(a, a + sims.shape[0]), slice(b, b + sims.shape[1])
+        v, i = sims.max(1)
+        _update(hard_v[rows], hard_i[rows], v, i, b)
+        v, i = _below(sims, t[rows], 1)
+        _update(semi_v[rows], semi_i[rows], v, i, b)
+        if b != a:
+            v, i = sims.max(0)
+            _update(hard_v[cols], hard_i[cols], v, i, a)
+            v, i = _below(sims, t[cols], 0)
+            _update(semi_v[cols], semi_i[cols], v, i, a)
     pick = torch.where(torch.isneginf(semi_v), hard_i, semi_i)
     lost = torch.isneginf(hard_v)
     if groups is not None and bool(lost.any()):

@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 from paralib.contracts import TrainingSummary
+from paralib.evaluate.plots import pyplot, save_figure
 from paralib.train.epoch import COLLAPSED_SD
 
 
@@ -21,11 +22,7 @@ def _sd(entry: dict) -> str:
 
 def write_report(folder: Path, summary: TrainingSummary | dict) -> dict[str, str]:
     """Write the three report files; returns their paths."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     summary = TrainingSummary.load(summary)
     history = summary.history
     paths = {k: str(folder / f"training.{k}") for k in ("json", "md", "png")}
@@ -55,7 +52,5 @@ def write_report(folder: Path, summary: TrainingSummary | dict) -> dict[str, str
     ax[0].set(xlabel="epoch", ylabel="training loss")
     ax[1].plot(epochs, [h["dev_pearson"] for h in history], marker="o", color="C1")
     ax[1].set(xlabel="epoch", ylabel=f"{summary.dev} Pearson x100")
-    fig.tight_layout()
-    fig.savefig(paths["png"], dpi=110)
-    plt.close(fig)
+    save_figure(fig, Path(paths["png"]), dpi=110)
     return paths

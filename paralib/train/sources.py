@@ -26,7 +26,6 @@ from paralib.paths import data_root
 from paralib.select.files import read_pairs
 from paralib.train.config import SourceConfig
 
-COLUMNS = ["s1", "s2", "lang1", "lang2", "source"]
 # a training reject: its source, its kind (``reason``, counted), this row's particulars
 # (``detail``: a byte offset, a field count) and its texts
 REJECT_COLUMNS = ["source", "reason", "detail", "s1", "s2"]

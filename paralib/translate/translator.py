@@ -148,10 +148,3 @@ class Translator:
                 hyps.append(Hypothesis(self.tgt_sp.decode(pieces), float(cost), n))
             out.append(hyps)
         return out
-
-    def token_costs(self, sources: list[str], targets: list[str]) -> list[float]:
-        """Forced-decoding cost (mean NLL per token, ``</s>`` included) of given targets."""
-        res = self.translator.score_batch(
-            self.tokenize(sources), self.tgt_sp.encode(targets, out_type=str)
-        )
-        return [-sum(r.log_probs) / len(r.log_probs) for r in res]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from paralib.filters import ScorerError, get_scorer
+from paralib.filters.base import within_bounds
 
 
 def test_cost_passthrough_and_reasons(m30k_pairs):
@@ -17,8 +18,8 @@ def test_cost_passthrough_and_reasons(m30k_pairs):
     out = sc.score(batch)
     assert out.cost.iloc[0] == pytest.approx(0.41)
     assert np.isnan(out.cost.iloc[1]) and np.isinf(out.cost.iloc[2])
-    assert sc.accept(out.cost.iloc[:3], upper=0.5).tolist() == [True, False, False]
-    assert sc.accept(out.cost.iloc[:1], upper=0.4).tolist() == [False]
+    assert within_bounds(out.cost.iloc[:3], upper=0.5).tolist() == [True, False, False]
+    assert within_bounds(out.cost.iloc[:1], upper=0.4).tolist() == [False]
 
 
 def test_non_numeric_cost_is_nan(m30k_pairs):
