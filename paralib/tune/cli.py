@@ -89,17 +89,15 @@ def run(args: argparse.Namespace) -> int:
     except (SpaceError, ConfigError, ResourceError, ClusterAddressError) as exc:
         print(f"paralib tune: error: {exc}", file=sys.stderr)
         return 2
-    best = summary.get("best")
-    counts = status_counts(summary)
-    print(f"{len(summary['trials'])} trials in {summary['seconds']:.0f} s: "
+    best, metric, counts = summary.best, summary.metric, status_counts(summary)
+    print(f"{len(summary.trials)} trials in {summary.seconds:.0f} s: "
           f"{counts['completed']} completed, {counts['stopped']} stopped by ASHA, "
           f"{counts['error']} failed")
     if best:
-        print(f"best: {best['params']} epoch {best['epoch']}, "
-              f"{summary['metric']} {best[summary['metric']]:.2f}")
-        for name, value in (summary.get("test") or {}).get("results", {}).items():
+        print(f"best: {best['params']} epoch {best['epoch']}, {metric} {best[metric]:.2f}")
+        for name, value in (summary.test or {}).get("results", {}).items():
             print(f"  test {name}: {value:.2f}" if value is not None else f"  test {name}: –")
-    files = summary["files"]
+    files = summary.files or {}
     print(f"report: {files['html']} (also {files['markdown']}, {files['json']})")
     return 0 if best else 1
 
