@@ -252,13 +252,12 @@ class Config(Strict):
     mine: Unkeyed[MineConfig] = Field(default_factory=MineConfig)
 
 
-def add_config_args(p, default: Path | None = None,
-                    example: str = "backtranslate.beam_size=8", progress: bool = True,
-                    config: bool = True) -> None:
-    """The arguments every configured subcommand takes on an ``argparse`` parser:
-    ``--config`` (unless ``config`` is false: a command whose configs come from elsewhere,
-    such as an experiment's runs), ``--set`` (read by :func:`load_config`) and
-    ``--no-progress`` (unless ``progress`` is false: a command without progress bars)."""
+def add_config_args(p, default: Path | None = None, example: str = "backtranslate.beam_size=8",
+                    progress: bool = True, config: bool = True) -> None:
+    """The arguments every configured subcommand takes on an ``argparse`` parser: ``--config``
+    (unless ``config`` is false: an experiment's runs have theirs), ``--set`` (read by
+    :func:`load_config`) and ``--no-progress`` (unless ``progress`` is false: a command
+    without progress bars)."""
     if config:
         p.add_argument("--config", "-c", default=str(default) if default else None,
                        help="YAML configuration file" +

@@ -204,13 +204,9 @@ class TrialRecord(Contract):
 
 class TuneSummary(Contract):
     """What ``paralib tune`` returns and writes to ``report/report.json`` (2017 §5.2-5.7):
-    the search (its name, space file, algorithm, dev ``metric`` and ``mode``, seed, ASHA's
-    ``enabled``, ``max_t``, ``grace_period`` and ``reduction_factor``, trials at once and
-    their CPUs and worker bundles), whether trials select, the searched ``parameters``
-    (``name``, ``kind``, ``values``, ``low``, ``high``), every :class:`TrialRecord`, the best
-    (trial, epoch) on dev (``trial_id``, ``params``, ``epoch``, the metric,
-    ``checkpoint_path``, ``status``; ``None`` when no trial reported the metric), its test
-    results (``suites``, ``model``, ``results``, ``report``) and the report's ``files``."""
+    the search and its settings, the searched ``parameters``, every :class:`TrialRecord`,
+    the best (trial, epoch) on dev (``None`` when no trial reported the metric), its test
+    results and the report's ``files``."""
 
     name: str = ""
     space: str = ""

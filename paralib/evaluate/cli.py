@@ -97,9 +97,8 @@ def summary(report: dict | EvalReport) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``paralib evaluate``; returns the exit status. Bad input (a missing data or model
-    folder, an unknown suite, nothing to evaluate) raises its
-    :class:`~paralib.errors.ParalibError`, which the command line prints (exit status 2)."""
+    """Run ``paralib evaluate``; returns the exit status. Bad input (a missing folder, an
+    unknown suite...) raises its :class:`~paralib.errors.ParalibError` (printed by the CLI)."""
     from paralib.evaluate.encoders import load_model_folder, make_baseline
     from paralib.evaluate.run import evaluate, resolve_suites
     from paralib.paths import data_root

@@ -35,7 +35,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``paralib export``; returns the exit status. A bad MODEL or OUT raises its
-    :class:`~paralib.errors.ParalibError`, which the command line prints (exit status 2)."""
+    :class:`~paralib.errors.ParalibError` (printed by the command line)."""
     from paralib.export.run import export
 
     done = export(args.model, args.out, args.to, name=args.name, quality=args.quality)

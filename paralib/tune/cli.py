@@ -68,9 +68,8 @@ def _suites(values: list[str] | None) -> list[str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``paralib tune``; returns the exit status (1 when no trial reported the metric).
-    A bad space, config or cluster raises its :class:`~paralib.errors.ParalibError`, which
-    the command line prints (exit status 2)."""
+    """Run ``paralib tune``; returns the exit status (1: no trial reported the metric). Bad
+    input raises its :class:`~paralib.errors.ParalibError` (printed by the command line)."""
     from paralib.tune.report import status_counts
     from paralib.tune.runner import TuneOptions, run_tune
     from paralib.tune.space import read_space

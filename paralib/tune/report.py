@@ -19,8 +19,7 @@ from paralib.tune.results import best_of
 
 
 def _fmt(value: Any, spec: str = ".2f") -> str:
-    """A value for the report: floats by ``spec`` (``.3g`` for the searched parameters of the
-    trial table, so that a learning rate of 0.00173 shows), whole floats as integers."""
+    """A value for the report: floats by ``spec``, whole floats as integers."""
     if value is None:
         return "–"
     if isinstance(value, float):
@@ -73,12 +72,7 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
 
-def _plot_parameter(summary: TuneSummary, param: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def _plot_parameter(plt: Any, summary: TuneSummary, param: dict, path: Path) -> None:
     metric, mode = summary.metric, summary.mode
     fig, ax = plt.subplots(figsize=(6, 3.6))
     categorical = param["values"] is not None and any(
@@ -113,12 +107,7 @@ def _plot_parameter(summary: TuneSummary, param: dict, path: Path) -> None:
     plt.close(fig)
 
 
-def _plot_curves(summary: TuneSummary, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def _plot_curves(plt: Any, summary: TuneSummary, path: Path) -> None:
     metric = summary.metric
     fig, ax = plt.subplots(figsize=(6, 3.6))
     for t in summary.trials:
@@ -144,15 +133,20 @@ def _plot_curves(summary: TuneSummary, path: Path) -> None:
 
 def write_plots(summary: TuneSummary, out: Path) -> list[Path]:
     """One PNG per searched parameter plus the learning curves."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     plots = out / "plots"
     plots.mkdir(parents=True, exist_ok=True)
     files = []
     for param in summary.parameters:
         f = plots / f"{_slug(param['name'])}.png"
-        _plot_parameter(summary, param, f)
+        _plot_parameter(plt, summary, param, f)
         files.append(f)
     f = plots / "curves.png"
-    _plot_curves(summary, f)
+    _plot_curves(plt, summary, f)
     files.append(f)
     return files
 
@@ -236,8 +230,7 @@ font-size:90%;text-align:left}}img{{max-width:48%;margin:4px}}</style></head><bo
 def write_report(summary: TuneSummary, out: str | Path, at: str | None = None
                  ) -> dict[str, str]:
     """Write ``report.json`` (the summary), ``report.md``, ``report.html`` and ``plots/`` into
-    ``out``; the summary's ``files`` name them there, or in ``at`` (where ``out`` is to be
-    uploaded) when given."""
+    ``out``; the summary's ``files`` name them there, or in ``at`` (where ``out`` goes)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     plots = write_plots(summary, out)

@@ -224,15 +224,14 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
         placement_groups_reaped=len(reaper.removed), trials=trials,
         tensorboard=f"tensorboard --logdir {experiment}",
         best=best_epoch(trials, spec.metric, space.mode))
-    best = summary.best
     with tempfile.TemporaryDirectory(prefix="paralib-tune-") as tmp:
         local_report = Path(tmp) / "report" if fs.is_s3(experiment) else \
             Path(experiment) / "report"
         if local_report.exists():
             shutil.rmtree(local_report)
         local_report.mkdir(parents=True)
-        if best is not None and suites:
-            summary.test = evaluate_best(best, suites, local_report, cfg, experiment)
+        if summary.best is not None and suites:
+            summary.test = evaluate_best(summary.best, suites, local_report, cfg, experiment)
         from paralib.tune.report import write_report
 
         remote = fs.join(experiment, "report") if fs.is_s3(experiment) else None
