@@ -210,7 +210,7 @@ class TuneSummary(Contract):
 
     name: str = ""
     space: str = ""
-    description: str = ""
+    description: str | None = ""
     search: str = "grid"
     metric: str = "dev_pearson"
     mode: str = "max"
