@@ -252,13 +252,16 @@ class Config(Strict):
     mine: Unkeyed[MineConfig] = Field(default_factory=MineConfig)
 
 
-def add_config_args(p, default: Path | None = None,
-                    example: str = "backtranslate.beam_size=8", progress: bool = True) -> None:
-    """The arguments every configured subcommand takes on an ``argparse`` parser:
-    ``--config``, ``--set`` (read by :func:`load_config`) and ``--no-progress`` (unless
-    ``progress`` is false: a command without progress bars)."""
-    p.add_argument("--config", "-c", default=str(default) if default else None,
-                   help="YAML configuration file" + (f" (default: {default})" if default else ""))
+def add_config_args(p, default: Path | None = None, example: str = "backtranslate.beam_size=8",
+                    progress: bool = True, config: bool = True) -> None:
+    """The arguments every configured subcommand takes on an ``argparse`` parser: ``--config``
+    (unless ``config`` is false: an experiment's runs have theirs), ``--set`` (read by
+    :func:`load_config`) and ``--no-progress`` (unless ``progress`` is false: a command
+    without progress bars)."""
+    if config:
+        p.add_argument("--config", "-c", default=str(default) if default else None,
+                       help="YAML configuration file" +
+                       (f" (default: {default})" if default else ""))
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help=f"override a config value, e.g. --set {example}")
     if progress:

@@ -3,7 +3,8 @@
 A run goes config → stages (each shard's completion marker: :class:`StageManifest`) →
 training (:class:`TrainingSummary`, ``training.json``) → evaluation (:class:`EvalReport`,
 ``report.json``) → its record (:class:`RunRecord`, an experiment's ``run.json`` and the kept
-``docs/results/runs/``); a tuning search records each trial as a :class:`TrialRecord`. Every
+``docs/results/runs/``); a tuning search records each trial as a :class:`TrialRecord` and
+the search as a :class:`TuneSummary` (its ``report/report.json``). Every
 writer builds one of these and writes :meth:`Contract.dump`; every reader loads a file
 through :meth:`Contract.load`, which migrates what an older paralib wrote (:func:`migrate`).
 
@@ -199,3 +200,32 @@ class TrialRecord(Contract):
     pairs: int | None = None
     path: str = ""
     model: str | None = None
+
+
+class TuneSummary(Contract):
+    """What ``paralib tune`` returns and writes to ``report/report.json`` (2017 §5.2-5.7):
+    the search and its settings, the searched ``parameters``, every :class:`TrialRecord`,
+    the best (trial, epoch) on dev (``None`` when no trial reported the metric), its test
+    results and the report's ``files``."""
+
+    name: str = ""
+    space: str = ""
+    description: str | None = ""
+    search: str = "grid"
+    metric: str = "dev_pearson"
+    mode: str = "max"
+    seed: int = 0
+    asha: dict[str, Any] = Field(default_factory=dict)
+    concurrent: int = 1
+    trial_cpus: float = 1.0
+    worker_bundles: list[dict[str, float]] = Field(default_factory=list)
+    experiment: str = ""
+    seconds: float = 0.0
+    selects: bool = True
+    parameters: list[dict[str, Any]] = Field(default_factory=list)
+    placement_groups_reaped: int = 0
+    trials: list[TrialRecord] = Field(default_factory=list)
+    tensorboard: str = ""
+    best: dict[str, Any] | None = None
+    test: dict[str, Any] | None = None
+    files: dict[str, str] | None = None

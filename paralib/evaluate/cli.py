@@ -12,7 +12,6 @@ the folder's name). A model folder is a paralib model, a sentence-transformers f
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from paralib.commands import Command
@@ -98,36 +97,32 @@ def summary(report: dict | EvalReport) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``paralib evaluate``; returns the exit status (2 on bad input)."""
+    """Run ``paralib evaluate``; returns the exit status. Bad input (a missing folder, an
+    unknown suite...) raises its :class:`~paralib.errors.ParalibError` (printed by the CLI)."""
     from paralib.evaluate.encoders import load_model_folder, make_baseline
     from paralib.evaluate.run import evaluate, resolve_suites
-    from paralib.paths import DataNotFoundError, data_root
+    from paralib.paths import data_root
 
-    try:
-        data = Path(args.data) if args.data else data_root()
-        if not data.is_dir():
-            raise EvaluateError(f"data folder {data} does not exist")
-        settings = Settings(data=data, seed=args.seed, batch_size=args.batch_size,
-                            ray_threshold=args.ray_threshold, ray_actors=args.ray_actors,
-                            ray_address=args.ray_address, speed_sentences=args.speed_sentences)
-        resolve_suites(args.suite or ["all"])  # unknown suites fail before any loading
-        models: dict[str, EvalModel] = {}
-        for value in args.model:
-            name, path = _model_arg(value)
-            name = _unique(name, models)
-            models[name] = load_model_folder(path, name)
-        for base in args.baseline:
-            name = _unique(base, models)
-            models[name] = make_baseline(base, data)
-            models[name].name = name
-        if not models:
-            raise EvaluateError("nothing to evaluate: give --model DIR and/or --baseline NAME")
-        report = evaluate(models, args.suite or ["all"], args.out, progress=not args.no_progress,
-                          settings=settings)
-    except (EvaluateError, DataNotFoundError, ValueError, FileNotFoundError) as exc:
-        # paralib.models.ModelLoadError is a ValueError: an incomplete model folder lands here
-        print(f"paralib evaluate: error: {exc}", file=sys.stderr)
-        return 2
+    data = Path(args.data) if args.data else data_root()
+    if not data.is_dir():
+        raise EvaluateError(f"data folder {data} does not exist")
+    settings = Settings(data=data, seed=args.seed, batch_size=args.batch_size,
+                        ray_threshold=args.ray_threshold, ray_actors=args.ray_actors,
+                        ray_address=args.ray_address, speed_sentences=args.speed_sentences)
+    resolve_suites(args.suite or ["all"])  # unknown suites fail before any loading
+    models: dict[str, EvalModel] = {}
+    for value in args.model:
+        name, path = _model_arg(value)
+        name = _unique(name, models)
+        models[name] = load_model_folder(path, name)
+    for base in args.baseline:
+        name = _unique(base, models)
+        models[name] = make_baseline(base, data)
+        models[name].name = name
+    if not models:
+        raise EvaluateError("nothing to evaluate: give --model DIR and/or --baseline NAME")
+    report = evaluate(models, args.suite or ["all"], args.out, progress=not args.no_progress,
+                      settings=settings)
     print("\n".join(summary(report)))
     files = EvalReport.load(report).files or {}
     print(f"report: {files['html']} (also {files['markdown']}, {files['json']})")

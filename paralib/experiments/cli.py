@@ -20,6 +20,7 @@ import argparse
 import sys
 
 from paralib.commands import Command
+from paralib.config import add_config_args
 from paralib.experiments.spec import (
     DEFAULT_OUT,
     SIZES,
@@ -45,15 +46,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    "(default: docs/RESULTS.md; OUT/NAME/smoke/RESULTS.md for --smoke)")
     p.add_argument("--plots", default=None, help="folder of the plot (default: "
                    "docs/results/experiments; beside the results for --smoke)")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a value of every run's config, after the experiment's and "
-                   "the size's (e.g. --set train.workers=2); changed runs train again")
     p.add_argument("--records", default=None, help="folder of the finished runs' kept "
                    "records (default: docs/results/runs; OUT/records for --smoke)")
     p.add_argument("--only", action="append", default=[], metavar="GLOB",
                    help="make only the runs whose names match (repeatable); the others are "
                    "reused where kept, and the section waits until none is left")
-    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    add_config_args(p, example="train.workers=2", config=False)
     return p
 
 

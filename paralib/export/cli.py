@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from paralib.commands import Command
 from paralib.export.run import TARGETS
@@ -35,16 +34,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``paralib export``; returns the exit status (2 on bad input)."""
-    from paralib.export.errors import ExportError
+    """Run ``paralib export``; returns the exit status. A bad MODEL or OUT raises its
+    :class:`~paralib.errors.ParalibError` (printed by the command line)."""
     from paralib.export.run import export
 
-    try:
-        done = export(args.model, args.out, args.to, name=args.name, quality=args.quality)
-    except (ExportError, ValueError, FileNotFoundError) as exc:
-        # ModelLoadError and ModelFolderError are ValueErrors: a bad MODEL or OUT lands here
-        print(f"paralib export: error: {exc}", file=sys.stderr)
-        return 2
+    done = export(args.model, args.out, args.to, name=args.name, quality=args.quality)
     load = (f"model2vec.StaticModel.from_pretrained({str(done.out)!r})"
             if done.target == "model2vec" else
             f"sentence_transformers.SentenceTransformer({str(done.out)!r}"

@@ -11,11 +11,11 @@ each trial applies its parameter values on top. The report goes to
 from __future__ import annotations
 
 import argparse
-import sys
 
 import yaml
 
 from paralib.commands import Command
+from paralib.config import add_config_args
 from paralib.tune.space import SEARCHES
 
 
@@ -25,9 +25,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                               description=__doc__.splitlines()[0])
     p.add_argument("--space", required=True, metavar="FILE",
                    help="search space file (tune/spaces/*.yaml)")
-    p.add_argument("--config", "-c", default=None, help="base YAML configuration file")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a base config value, e.g. --set train.epochs=5")
+    add_config_args(p, example="train.epochs=5")
     p.add_argument("--search", choices=SEARCHES, default=None,
                    help="search algorithm (default: the space file's, else grid); optuna is "
                    "model-based (TPE)")
@@ -45,7 +43,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="test suite for the best configuration (repeatable; default: the "
                    "space file's, else sts and stsb); --suite none skips the evaluation")
     p.add_argument("--no-asha", action="store_true", help="run every trial to the end")
-    p.add_argument("--no-progress", action="store_true", help="hide Tune's progress tables")
     return p
 
 
@@ -71,35 +68,28 @@ def _suites(values: list[str] | None) -> list[str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``paralib tune``; returns the exit status (2 on bad input)."""
-    from paralib.cluster.errors import ClusterAddressError
-    from paralib.config import ConfigError
+    """Run ``paralib tune``; returns the exit status (1: no trial reported the metric). Bad
+    input raises its :class:`~paralib.errors.ParalibError` (printed by the command line)."""
     from paralib.tune.report import status_counts
-    from paralib.tune.runner import ResourceError, TuneOptions, run_tune
-    from paralib.tune.space import SpaceError, read_space
+    from paralib.tune.runner import TuneOptions, run_tune
+    from paralib.tune.space import read_space
 
-    try:
-        space = read_space(args.space)
-        cfg = build_config(args, space.spec.set)
-        options = TuneOptions(search=args.search, samples=args.samples,
-                              storage_path=args.storage_path, name=args.name,
-                              concurrent=args.concurrent, evaluate=_suites(args.suite),
-                              asha=False if args.no_asha else None, seed=args.seed)
-        summary = run_tune(space, cfg, options, progress=not args.no_progress)
-    except (SpaceError, ConfigError, ResourceError, ClusterAddressError) as exc:
-        print(f"paralib tune: error: {exc}", file=sys.stderr)
-        return 2
-    best = summary.get("best")
-    counts = status_counts(summary)
-    print(f"{len(summary['trials'])} trials in {summary['seconds']:.0f} s: "
+    space = read_space(args.space)
+    cfg = build_config(args, space.spec.set)
+    options = TuneOptions(search=args.search, samples=args.samples,
+                          storage_path=args.storage_path, name=args.name,
+                          concurrent=args.concurrent, evaluate=_suites(args.suite),
+                          asha=False if args.no_asha else None, seed=args.seed)
+    summary = run_tune(space, cfg, options, progress=not args.no_progress)
+    best, metric, counts = summary.best, summary.metric, status_counts(summary)
+    print(f"{len(summary.trials)} trials in {summary.seconds:.0f} s: "
           f"{counts['completed']} completed, {counts['stopped']} stopped by ASHA, "
           f"{counts['error']} failed")
     if best:
-        print(f"best: {best['params']} epoch {best['epoch']}, "
-              f"{summary['metric']} {best[summary['metric']]:.2f}")
-        for name, value in (summary.get("test") or {}).get("results", {}).items():
+        print(f"best: {best['params']} epoch {best['epoch']}, {metric} {best[metric]:.2f}")
+        for name, value in (summary.test or {}).get("results", {}).items():
             print(f"  test {name}: {value:.2f}" if value is not None else f"  test {name}: –")
-    files = summary["files"]
+    files = summary.files or {}
     print(f"report: {files['html']} (also {files['markdown']}, {files['json']})")
     return 0 if best else 1
 

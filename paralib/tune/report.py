@@ -13,20 +13,22 @@ import re
 from pathlib import Path
 from typing import Any
 
-from paralib.contracts import TrialRecord
+from paralib.contracts import TrialRecord, TuneSummary
+from paralib.io import fs
 from paralib.tune.results import best_of
 
 
-def _fmt(value: Any, digits: int = 2) -> str:
+def _fmt(value: Any, spec: str = ".2f") -> str:
+    """A value for the report: floats by ``spec``, whole floats as integers."""
     if value is None:
         return "–"
     if isinstance(value, float):
         if math.isinf(value):
             return "∞" if value > 0 else "−∞"
-        return f"{value:.{digits}f}" if not value.is_integer() or abs(value) >= 1e4 \
+        return f"{value:{spec}}" if not value.is_integer() or abs(value) >= 1e4 \
             else f"{value:g}"
     if isinstance(value, list):
-        return "[" + ", ".join(_fmt(v, digits) for v in value) + "]"
+        return "[" + ", ".join(_fmt(v, spec) for v in value) + "]"
     return str(value)
 
 
@@ -38,20 +40,16 @@ def _status(t: TrialRecord, asha: bool) -> str:
     return "completed"
 
 
-def _trials(summary: dict) -> list[TrialRecord]:
-    return [TrialRecord.load(t) for t in summary["trials"]]
-
-
-def status_counts(summary: dict) -> dict[str, int]:
+def status_counts(summary: TuneSummary) -> dict[str, int]:
     """How many trials ``completed``, were ``stopped`` (by ASHA) or failed (``error``)."""
-    return {s: sum(t.status == s for t in _trials(summary))
+    return {s: sum(t.status == s for t in summary.trials)
             for s in ("completed", "stopped", "error")}
 
 
-def trial_rows(summary: dict) -> tuple[list[str], list[list[str]]]:
+def trial_rows(summary: TuneSummary) -> tuple[list[str], list[list[str]]]:
     """The trial table (header, rows), best dev first."""
-    metric, mode = summary["metric"], summary["mode"]
-    names = [p["name"] for p in summary["parameters"]]
+    metric, mode = summary.metric, summary.mode
+    names = [p["name"] for p in summary.parameters]
     header = ["trial", *names, "pairs", "epochs", f"best {metric} (epoch)", "status"]
     rows = []
     sign = -1 if mode == "max" else 1
@@ -60,13 +58,13 @@ def trial_rows(summary: dict) -> tuple[list[str], list[list[str]]]:
         b = best_of(t.history, metric, mode)
         return sign * b[metric] if b else math.inf
 
-    for t in sorted(_trials(summary), key=key):
+    for t in sorted(summary.trials, key=key):
         b = best_of(t.history, metric, mode)
         best = f"{b[metric]:.2f} ({b.get('epoch')})" if b else "–"
-        rows.append([t.trial_id, *[_fmt(t.params.get(n)) for n in names],
+        rows.append([t.trial_id, *[_fmt(t.params.get(n), ".3g") for n in names],
                      _fmt(t.pairs if "pairs" in t.model_fields_set else t.selected_pairs),
                      f"{t.epochs_run}/{t.epochs_planned}",
-                     best, _status(t, summary["asha"]["enabled"])])
+                     best, _status(t, summary.asha["enabled"])])
     return header, rows
 
 
@@ -74,13 +72,8 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
 
-def _plot_parameter(summary: dict, param: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    metric, mode = summary["metric"], summary["mode"]
+def _plot_parameter(plt: Any, summary: TuneSummary, param: dict, path: Path) -> None:
+    metric, mode = summary.metric, summary.mode
     fig, ax = plt.subplots(figsize=(6, 3.6))
     categorical = param["values"] is not None and any(
         not isinstance(v, (int, float)) or isinstance(v, bool) or
@@ -88,7 +81,7 @@ def _plot_parameter(summary: dict, param: dict, path: Path) -> None:
     labels = [_fmt(v) for v in param["values"]] if categorical else []
     for status, marker, face in (("completed", "o", "C0"), ("stopped", "o", "none")):
         xs, ys = [], []
-        for t in _trials(summary):
+        for t in summary.trials:
             b = best_of(t.history, metric, mode)
             if t.status != status or b is None:
                 continue
@@ -114,15 +107,10 @@ def _plot_parameter(summary: dict, param: dict, path: Path) -> None:
     plt.close(fig)
 
 
-def _plot_curves(summary: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    metric = summary["metric"]
+def _plot_curves(plt: Any, summary: TuneSummary, path: Path) -> None:
+    metric = summary.metric
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    for t in _trials(summary):
+    for t in summary.trials:
         pts = [(h["epoch"], h[metric]) for h in t.history if h.get(metric) is not None]
         if not pts:
             continue
@@ -136,36 +124,41 @@ def _plot_curves(summary: dict, path: Path) -> None:
     ax.set_ylabel(metric)
     ax.set_title(f"{metric} per epoch (dashed: stopped by ASHA)")
     ax.grid(alpha=0.3)
-    if ax.get_legend_handles_labels()[0] and len(summary["trials"]) <= 12:
+    if ax.get_legend_handles_labels()[0] and len(summary.trials) <= 12:
         ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
-def write_plots(summary: dict, out: Path) -> list[Path]:
+def write_plots(summary: TuneSummary, out: Path) -> list[Path]:
     """One PNG per searched parameter plus the learning curves."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     plots = out / "plots"
     plots.mkdir(parents=True, exist_ok=True)
     files = []
-    for param in summary["parameters"]:
+    for param in summary.parameters:
         f = plots / f"{_slug(param['name'])}.png"
-        _plot_parameter(summary, param, f)
+        _plot_parameter(plt, summary, param, f)
         files.append(f)
     f = plots / "curves.png"
-    _plot_curves(summary, f)
+    _plot_curves(plt, summary, f)
     files.append(f)
     return files
 
 
-def _best_lines(summary: dict) -> list[tuple[str, str]]:
-    best, metric = summary.get("best"), summary["metric"]
+def _best_lines(summary: TuneSummary) -> list[tuple[str, str]]:
+    best, metric = summary.best, summary.metric
     if best is None:
         return [("best", "no trial reported the metric")]
     rows = [("trial", best["trial_id"]), ("epoch", _fmt(best["epoch"])),
             (f"dev {metric}", _fmt(best[metric]))]
     rows += [(k, _fmt(v)) for k, v in best["params"].items()]
-    for name, value in (summary.get("test") or {}).get("results", {}).items():
+    for name, value in (summary.test or {}).get("results", {}).items():
         rows.append((f"test: {name}", _fmt(value)))
     return rows
 
@@ -178,26 +171,26 @@ def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
             *("| " + " | ".join(map(esc, r)) + " |" for r in rows)]
 
 
-def _headline(summary: dict) -> str:
-    n, counts = len(summary["trials"]), status_counts(summary)
-    return (f"{summary['search']} search over {', '.join(p['name'] for p in summary['parameters'])}"
-            f" ({summary['space']}): {n} trials, {counts['completed']} completed, "
+def _headline(summary: TuneSummary) -> str:
+    n, counts = len(summary.trials), status_counts(summary)
+    return (f"{summary.search} search over {', '.join(p['name'] for p in summary.parameters)}"
+            f" ({summary.space}): {n} trials, {counts['completed']} completed, "
             f"{counts['stopped']} stopped by ASHA, {counts['error']} failed; "
-            f"{summary['concurrent']} at a time; {summary['seconds']:.0f} s.")
+            f"{summary.concurrent} at a time; {summary.seconds:.0f} s.")
 
 
-def write_markdown(summary: dict, out: Path, plots: list[Path]) -> Path:
+def write_markdown(summary: TuneSummary, out: Path, plots: list[Path]) -> Path:
     header, rows = trial_rows(summary)
-    lines = [f"# Tuning report: {summary['name']}", "", summary.get("description") or "", "",
+    lines = [f"# Tuning report: {summary.name}", "", summary.description or "", "",
              _headline(summary), "", "## Best configuration", "",
              *_md_table(["", "value"], [list(r) for r in _best_lines(summary)]), ""]
-    if summary.get("test"):
+    if summary.test:
         lines += [f"Test suites evaluated once on the best model: "
-                  f"{', '.join(summary['test']['suites'])} (details: `evaluate/report.md`).", ""]
+                  f"{', '.join(summary.test['suites'])} (details: `evaluate/report.md`).", ""]
     lines += ["## Trials", "", *_md_table(header, rows), "", "## Plots", ""]
     lines += [f"![{p.stem}](plots/{p.name})" for p in plots]
-    lines += ["", f"Results and TensorBoard logs: `{summary['experiment']}` "
-              f"(`{summary['tensorboard']}`).", ""]
+    lines += ["", f"Results and TensorBoard logs: `{summary.experiment}` "
+              f"(`{summary.tensorboard}`).", ""]
     path = out / "report.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
@@ -210,39 +203,40 @@ def _html_table(header: list[str], rows: list[list[str]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def write_html(summary: dict, out: Path, plots: list[Path]) -> Path:
+def write_html(summary: TuneSummary, out: Path, plots: list[Path]) -> Path:
     header, rows = trial_rows(summary)
     imgs = "".join(f'<img src="plots/{p.name}" alt="{html.escape(p.stem)}">' for p in plots)
     test = ""
-    if summary.get("test"):
+    if summary.test:
         test = (f"<p>Test suites evaluated once on the best model: "
-                f"{html.escape(', '.join(summary['test']['suites']))} "
+                f"{html.escape(', '.join(summary.test['suites']))} "
                 f'(<a href="evaluate/report.html">evaluation report</a>).</p>')
     page = f"""<!doctype html><html><head><meta charset="utf-8">
-<title>Tuning report: {html.escape(summary['name'])}</title>
+<title>Tuning report: {html.escape(summary.name)}</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:75em}}
 table{{border-collapse:collapse;margin:1em 0}}td,th{{border:1px solid #ccc;padding:3px 8px;
 font-size:90%;text-align:left}}img{{max-width:48%;margin:4px}}</style></head><body>
-<h1>Tuning report: {html.escape(summary['name'])}</h1>
-<p>{html.escape(summary.get('description') or '')}</p><p>{html.escape(_headline(summary))}</p>
+<h1>Tuning report: {html.escape(summary.name)}</h1>
+<p>{html.escape(summary.description or '')}</p><p>{html.escape(_headline(summary))}</p>
 <h2>Best configuration</h2>{_html_table(['', 'value'], [list(r) for r in _best_lines(summary)])}
 {test}<h2>Trials</h2>{_html_table(header, rows)}<h2>Plots</h2>{imgs}
-<p>Results and TensorBoard logs: <code>{html.escape(summary['experiment'])}</code>
-(<code>{html.escape(summary['tensorboard'])}</code>).</p></body></html>"""
+<p>Results and TensorBoard logs: <code>{html.escape(summary.experiment)}</code>
+(<code>{html.escape(summary.tensorboard)}</code>).</p></body></html>"""
     path = out / "report.html"
     path.write_text(page, encoding="utf-8")
     return path
 
 
-def write_report(summary: dict, out: str | Path) -> dict[str, str]:
-    """Write ``report.json``, ``report.md``, ``report.html`` and ``plots/`` into ``out``."""
+def write_report(summary: TuneSummary, out: str | Path, at: str | None = None
+                 ) -> dict[str, str]:
+    """Write ``report.json`` (the summary), ``report.md``, ``report.html`` and ``plots/`` into
+    ``out``; the summary's ``files`` name them there, or in ``at`` (where ``out`` goes)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     plots = write_plots(summary, out)
-    files = {"json": str(out / "report.json"),
-             "markdown": str(write_markdown(summary, out, plots)),
-             "html": str(write_html(summary, out, plots)),
-             "plots": str(out / "plots")}
-    (out / "report.json").write_text(json.dumps({**summary, "files": files}, indent=2,
-                                                default=str), encoding="utf-8")
-    return files
+    made = {"json": out / "report.json", "markdown": write_markdown(summary, out, plots),
+            "html": write_html(summary, out, plots), "plots": out / "plots"}
+    summary.files = {k: fs.join(at, p.name) if at else str(p) for k, p in made.items()}
+    (out / "report.json").write_text(json.dumps(summary.dump(), indent=2, default=str),
+                                     encoding="utf-8")
+    return summary.files

@@ -1,6 +1,7 @@
-"""From Ray Tune's ``ResultGrid`` to plain records: one per trial with its parameters, status
-(completed, stopped by ASHA, error), per-epoch history and selection size; and the best
-(trial, epoch) on the dev metric (the stopping epoch is tuned on dev, 2017 §5.3)."""
+"""From Ray Tune's ``ResultGrid`` to records: one :class:`~paralib.contracts.TrialRecord` per
+trial with its parameters, status (completed, stopped by ASHA, error), per-epoch history and
+selection size; and the best (trial, epoch) on the dev metric (the stopping epoch is tuned on
+dev, 2017 §5.3)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from paralib.config import Config
-from paralib.contracts import TrialRecord
+from paralib.contracts import TrialRecord, TuneSummary
 from paralib.io import fs
 from paralib.tune.params import apply_parameters
 from paralib.tune.space import Space
@@ -61,9 +62,8 @@ def _error_text(error: BaseException) -> str:
     return lines[-1].strip() if lines else type(error).__name__
 
 
-def collect_trials(grid: Any, space: Space, base: Config) -> list[dict[str, Any]]:
-    """One record per trial of a ``ResultGrid`` (a :class:`~paralib.contracts.TrialRecord`
-    dumped), in trial-id order."""
+def collect_trials(grid: Any, space: Space, base: Config) -> list[TrialRecord]:
+    """One record per trial of a ``ResultGrid``, in trial-id order."""
     records = []
     for result in grid:
         params = space.decode(result.config)
@@ -89,7 +89,7 @@ def collect_trials(grid: Any, space: Space, base: Config) -> list[dict[str, Any]
             # training pairs: the selection's, or (a trial without one) the first epoch's
             pairs=selected if selected is not None else _trained(history),
             path=str(result.path), model=done["model"] if done else None))
-    return [r.dump() for r in sorted(records, key=lambda r: r.trial_id)]
+    return sorted(records, key=lambda r: r.trial_id)
 
 
 def _root(result: Any) -> str:
@@ -110,10 +110,10 @@ def best_of(history: list[dict[str, Any]], metric: str, mode: str) -> dict[str, 
     return pick(scored, key=lambda h: h[metric])
 
 
-def best_epoch(trials: list[dict[str, Any]], metric: str, mode: str) -> dict[str, Any] | None:
+def best_epoch(trials: list[TrialRecord], metric: str, mode: str) -> dict[str, Any] | None:
     """The best (trial, epoch) over every trial and epoch, with its checkpoint."""
     candidates = []
-    for t in map(TrialRecord.load, trials):
+    for t in trials:
         b = best_of(t.history, metric, mode)
         if b is not None:
             candidates.append((b, t))
@@ -134,4 +134,4 @@ def read_best(experiment: str, s3: Any = None) -> dict[str, Any] | None:
         data = fs.read_bytes(path, s3)
     except (FileNotFoundError, OSError) as exc:
         raise FileNotFoundError(f"no tuning report at {path}: {exc}") from exc
-    return json.loads(data).get("best")
+    return TuneSummary.load(json.loads(data)).best

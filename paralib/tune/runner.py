@@ -15,7 +15,6 @@ max(workers, 1)`` CPUs fit: on 2 CPUs with ``cpus_per_worker: 0.5``, one trial a
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import shutil
@@ -27,7 +26,7 @@ from typing import Any
 
 from paralib.config import Config
 from paralib.console import current
-from paralib.contracts import EvalReport
+from paralib.contracts import EvalReport, TuneSummary
 from paralib.errors import ResourcesError
 from paralib.io import fs
 from paralib.runtime import check_ray_address, init_ray
@@ -138,7 +137,7 @@ def _storage(path: str) -> str:
 
 
 def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
-             progress: bool = True) -> dict:
+             progress: bool = True) -> TuneSummary:
     """Run the search; returns the summary also written to the report's ``report.json``."""
     from ray import tune
     from ray.tune.schedulers import ASHAScheduler
@@ -213,39 +212,32 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
     grid = tuner.fit()
     seconds = time.perf_counter() - start
     trials = collect_trials(grid, space, base)
-    summary: dict[str, Any] = {
-        "name": name, "space": str(space.path), "description": spec.description,
-        "search": search, "metric": spec.metric, "mode": space.mode, "seed": seed,
-        "asha": {"enabled": use_asha, "max_t": max_t, "grace_period": spec.asha.grace_period,
-                 "reduction_factor": spec.asha.reduction_factor},
-        "concurrent": concurrent, "trial_cpus": spec.trial_cpus, "worker_bundles": bundles,
-        "experiment": experiment, "seconds": round(seconds, 1), "selects": setup.select,
-        "parameters": [{"name": p.name, "kind": p.kind, "values": p.values, "low": p.low,
-                        "high": p.high} for p in space.params],
-        "placement_groups_reaped": len(reaper.removed),
-        "trials": trials,
-        "tensorboard": f"tensorboard --logdir {experiment}",
-    }
-    best = best_epoch(trials, spec.metric, space.mode)
-    summary["best"] = best
+    summary = TuneSummary(
+        name=name, space=str(space.path), description=spec.description, search=search,
+        metric=spec.metric, mode=space.mode, seed=seed,
+        asha={"enabled": use_asha, "max_t": max_t, "grace_period": spec.asha.grace_period,
+              "reduction_factor": spec.asha.reduction_factor},
+        concurrent=concurrent, trial_cpus=spec.trial_cpus, worker_bundles=bundles,
+        experiment=experiment, seconds=round(seconds, 1), selects=setup.select,
+        parameters=[{"name": p.name, "kind": p.kind, "values": p.values, "low": p.low,
+                     "high": p.high} for p in space.params],
+        placement_groups_reaped=len(reaper.removed), trials=trials,
+        tensorboard=f"tensorboard --logdir {experiment}",
+        best=best_epoch(trials, spec.metric, space.mode))
     with tempfile.TemporaryDirectory(prefix="paralib-tune-") as tmp:
         local_report = Path(tmp) / "report" if fs.is_s3(experiment) else \
             Path(experiment) / "report"
         if local_report.exists():
             shutil.rmtree(local_report)
         local_report.mkdir(parents=True)
-        if best is not None and suites:
-            summary["test"] = evaluate_best(best, suites, local_report, cfg, experiment)
+        if summary.best is not None and suites:
+            summary.test = evaluate_best(summary.best, suites, local_report, cfg, experiment)
         from paralib.tune.report import write_report
 
-        files = write_report(summary, local_report)
-        if fs.is_s3(experiment):
-            files = {k: fs.join(experiment, "report", Path(v).name) for k, v in files.items()}
-            saved = local_report / "report.json"  # name the files where they will be
-            saved.write_text(json.dumps({**json.loads(saved.read_text()), "files": files},
-                                        indent=2, default=str), encoding="utf-8")
-            fs.upload_dir(local_report, fs.join(experiment, "report"), cfg.s3.options())
-    summary["files"] = files
+        remote = fs.join(experiment, "report") if fs.is_s3(experiment) else None
+        write_report(summary, local_report, remote)  # names the files where they will be
+        if remote is not None:
+            fs.upload_dir(local_report, remote, cfg.s3.options())
     return summary
 
 

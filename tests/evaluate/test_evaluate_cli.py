@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
 import pytest
 
+from paralib.cli import main
+from paralib.errors import ParalibError
 from paralib.evaluate import cli
 
 
@@ -17,17 +20,23 @@ def _parse(argv):
 
 
 def test_bad_model_folder_and_suite(tmp_path, capsys):
-    assert cli.run(_parse(["--model", str(tmp_path / "nope")])) == 2
-    assert f"model folder {tmp_path / 'nope'} does not exist" in capsys.readouterr().err
+    nope = re.escape(f"model folder {tmp_path / 'nope'} does not exist")
+    with pytest.raises(ParalibError, match=nope):
+        cli.run(_parse(["--model", str(tmp_path / "nope")]))
     (tmp_path / "half").mkdir()
-    assert cli.run(_parse(["--model", str(tmp_path / "half")])) == 2
-    assert str(tmp_path / "half") in capsys.readouterr().err
-    assert cli.run(_parse(["--baseline", "bleu", "--suite", "sts18"])) == 2
-    assert "unknown suite 'sts18'" in capsys.readouterr().err
-    assert cli.run(_parse(["--suite", "sts"])) == 2
-    assert "nothing to evaluate" in capsys.readouterr().err
+    with pytest.raises(ParalibError, match=re.escape(str(tmp_path / "half"))):
+        cli.run(_parse(["--model", str(tmp_path / "half")]))
+    with pytest.raises(ParalibError, match="unknown suite 'sts18'"):
+        cli.run(_parse(["--baseline", "bleu", "--suite", "sts18"]))
+    with pytest.raises(ParalibError, match="nothing to evaluate"):
+        cli.run(_parse(["--suite", "sts"]))
     with pytest.raises(SystemExit):
         _parse(["--baseline", "word2vec"])
+    # the command line prints each as one message with its hint (exit status 2)
+    assert main(["evaluate", "--model", str(tmp_path / "half")]) == 2
+    err = capsys.readouterr().err
+    assert f"paralib: error: {tmp_path / 'half'}" in err and "hint:" in err
+    assert "Traceback" not in err
 
 
 def test_baselines_run(tmp_path, data_dir, capsys):

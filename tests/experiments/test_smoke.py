@@ -122,7 +122,9 @@ def test_cli_parses_and_lists(capsys):
     assert args.size == "small" and not args.smoke and args.overrides == []
     args = _parser().parse_args(["experiment", "noise", "--set", "train.workers=2", "--set",
                                  "train.lr=0.01"])
-    assert args.overrides == ["train.workers=2", "train.lr=0.01"]
+    assert args.overrides == ["train.workers=2", "train.lr=0.01"] and not args.no_progress
+    with pytest.raises(SystemExit):  # the runs' configs come from the experiment
+        _parser().parse_args(["experiment", "noise", "--config", "c.yaml"])
     assert cli.run(_parser().parse_args(["experiment", "--list"])) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 15 and lines[6].split()[:2] == ["7", "mega-batching"]

@@ -134,7 +134,8 @@ def test_never_replaces_a_folder_paralib_did_not_make(tiny_models, tmp_path):
 
 
 def test_command(tiny_models, tmp_path, capsys):
-    from paralib.cli import build_parser, leaf_parsers
+    from paralib.cli import build_parser, leaf_parsers, main
+    from paralib.errors import ParalibError
     from paralib.export.cli import add_parser, run
 
     export_help = dict(leaf_parsers(build_parser()))[("export",)].format_help()
@@ -146,9 +147,10 @@ def test_command(tiny_models, tmp_path, capsys):
     assert run(args) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["module"] == "ParalibModule" and "trust_remote_code=True" in printed["load"]
-    args = parser.parse_args(["export", str(tmp_path / "missing"), str(tmp_path / "o2"),
-                              "--to", "model2vec"])
-    assert run(args) == 2
+    bad = ["export", str(tmp_path / "missing"), str(tmp_path / "o2"), "--to", "model2vec"]
+    with pytest.raises(ParalibError, match="missing"):
+        run(parser.parse_args(bad))
+    assert main(bad) == 2  # one message with its hint
     err = capsys.readouterr().err
-    assert err.startswith("paralib export: error:") and "missing" in err
+    assert err.startswith("paralib: error:") and "missing" in err and "hint:" in err
     assert not (tmp_path / "o2").exists()

@@ -7,8 +7,10 @@ import argparse
 
 import pytest
 
+from paralib.cli import main
 from paralib.tune import cli
 from paralib.tune.runner import ResourceError, fit_concurrency, trial_bundles
+from paralib.tune.space import SpaceError
 
 
 def _parse(*argv: str) -> argparse.Namespace:
@@ -21,12 +23,14 @@ def test_parser_options():
     args = _parse("--space", "s.yaml", "--config", "c.yaml", "--set", "train.epochs=3",
                   "--set", "select.size=100", "--search", "optuna", "--samples", "8",
                   "--storage-path", "s3://bucket/tune", "--name", "x", "--concurrent", "2",
-                  "--suite", "sts,stsb", "--suite", "sick", "--no-asha", "--seed", "4")
+                  "--suite", "sts,stsb", "--suite", "sick", "--no-asha", "--seed", "4",
+                  "--no-progress")
     assert (args.space, args.config, args.overrides) == \
         ("s.yaml", "c.yaml", ["train.epochs=3", "select.size=100"])
     assert (args.search, args.samples, args.storage_path, args.name, args.concurrent) == \
         ("optuna", 8, "s3://bucket/tune", "x", 2)
     assert cli._suites(args.suite) == ["sts", "stsb", "sick"] and args.no_asha
+    assert args.no_progress and _parse("--space", "x", "-c", "c.yaml").config == "c.yaml"
     assert cli._suites(["none"]) == [] and cli._suites(None) is None
     defaults = _parse("--space", "s.yaml")
     assert (defaults.search, defaults.samples, defaults.suite, defaults.no_asha) == \
@@ -53,9 +57,12 @@ def test_base_config_space_set_then_command_line(tmp_path):
 def test_bad_space_exits_2_before_starting(tmp_path, capsys):
     space = tmp_path / "bad.yaml"
     space.write_text("parameters:\n  length_range: {grid: []}\n")
-    assert cli.run(_parse("--space", str(space))) == 2
+    with pytest.raises(SpaceError, match="empty range"):
+        cli.run(_parse("--space", str(space)))
+    assert main(["tune", "--space", str(space)]) == 2  # one message, no traceback
     err = capsys.readouterr().err
-    assert "paralib tune: error:" in err and str(space) in err and "empty range" in err
+    assert "paralib: error:" in err and str(space) in err and "empty range" in err
+    assert "hint:" in err and "Traceback" not in err
 
 
 def test_resources_fit_two_cores():
@@ -98,11 +105,11 @@ def test_unreachable_ray_address_exits_2_before_starting(tmp_path, scored_captio
     space.write_text("parameters:\n  length_range: [[0, 14], [12, 100]]\n")
     port = free_port()
     t0 = time.monotonic()
-    status = cli.run(_parse("--space", str(space), "--set", f"select.input={scored_captions}",
-                            "--set", f"ray.address=127.0.0.1:{port}",
-                            "--storage-path", str(tmp_path / "tune")))
+    status = main(["tune", "--space", str(space), "--set", f"select.input={scored_captions}",
+                   "--set", f"ray.address=127.0.0.1:{port}",
+                   "--storage-path", str(tmp_path / "tune")])
     err = capsys.readouterr().err
     assert status == 2, err
-    assert f"cannot connect to 127.0.0.1:{port}" in err and "paralib tune: error:" in err
+    assert f"cannot connect to 127.0.0.1:{port}" in err and "paralib: error:" in err
     assert time.monotonic() - t0 < 30
     assert not (tmp_path / "tune").exists()  # nothing started, nothing written

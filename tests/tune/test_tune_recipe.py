@@ -206,19 +206,19 @@ def test_a_search_over_data_mixes_without_selection(ray_session, corpus, tmp_pat
         "megabatch": {"size": 2}, "batch_size": 50, "epochs": 1, "cpus_per_worker": 0.5}})
     storage = tmp_path / "tune"
     summary = run_tune(space, base, TuneOptions(storage_path=str(storage)), progress=False)
-    assert summary["selects"] is False
-    trials = {t["params"]["data_mix"]: t for t in summary["trials"]}
-    assert {k: t["status"] for k, t in trials.items()} == \
+    assert summary.selects is False
+    trials = {t.params["data_mix"]: t for t in summary.trials}
+    assert {k: t.status for k, t in trials.items()} == \
         {"bitext": "completed", "paraphrases": "completed"}
     # bitext: the de and fr pairs; paraphrases: the en-en pairs and 100 captions
-    assert trials["bitext"]["pairs"] == 2 * ROWS
-    assert trials["paraphrases"]["pairs"] == ROWS + 100
+    assert trials["bitext"].pairs == 2 * ROWS
+    assert trials["paraphrases"].pairs == ROWS + 100
     for t in trials.values():
-        trial_dir = storage / "mixes" / f"trial_{t['trial_id']}"
-        assert not (trial_dir / "select").exists() and t["selected_pairs"] is None
+        trial_dir = storage / "mixes" / f"trial_{t.trial_id}"
+        assert not (trial_dir / "select").exists() and t.selected_pairs is None
         assert (trial_dir / "model" / "config.json").is_file()
         languages = json.loads((trial_dir / "trial.json").read_text())["languages"]
-        assert languages == (["de", "en", "fr"] if t["params"]["data_mix"] == "bitext"
+        assert languages == (["de", "en", "fr"] if t.params["data_mix"] == "bitext"
                              else ["en"])
     md = (storage / "mixes" / "report" / "report.md").read_text()
     assert f"| bitext | {2 * ROWS} |" in md

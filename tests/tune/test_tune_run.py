@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from paralib.contracts import VERSION, TuneSummary
 from paralib.tune.reaper import PlacementGroupReaper
 from paralib.tune.runner import TuneOptions, run_tune
 
@@ -16,28 +17,28 @@ def test_tiny_tuning_run(ray_session, space, space_config, scored_captions, tmp_
     storage = tmp_path / "tune"
     summary = run_tune(space, space_config(space, scored_captions),
                        TuneOptions(storage_path=str(storage)), progress=False)
-    trials = summary["trials"]
-    assert [t["status"] for t in trials] == ["completed", "completed"], trials
-    assert sorted(json.dumps(t["params"]["length_range"]) for t in trials) == \
+    trials = summary.trials
+    assert [t.status for t in trials] == ["completed", "completed"], trials
+    assert sorted(json.dumps(t.params["length_range"]) for t in trials) == \
         ["[0, 14]", "[12, 100]"]
     for t in trials:
-        assert t["selected_pairs"] == 300 and t["epochs_run"] == 1
-        (epoch,) = t["history"]
+        assert t.selected_pairs == 300 and t.epochs_run == 1
+        (epoch,) = t.history
         assert epoch["epoch"] == 1 and -100 < epoch["dev_pearson"] < 100
-        trial_dir = storage / "lengths" / f"trial_{t['trial_id']}"
+        trial_dir = storage / "lengths" / f"trial_{t.trial_id}"
         selection = json.loads((trial_dir / "select" / "selection.json").read_text())
         bound = [s for s in selection["steps"] if s["step"] == "bound"][0]
-        assert [bound["lower"], bound["upper"]] == t["params"]["length_range"]
+        assert [bound["lower"], bound["upper"]] == t.params["length_range"]
         assert (trial_dir / "model" / "config.json").is_file()
-        assert t["model"] == str(trial_dir / "model")
+        assert t.model == str(trial_dir / "model")
         assert list(trial_dir.glob("events.out.tfevents*")), "no TensorBoard log"
         assert (trial_dir / "progress.csv").is_file()
-    best = summary["best"]
-    assert best["dev_pearson"] == max(t["history"][0]["dev_pearson"] for t in trials)
+    best = summary.best
+    assert best["dev_pearson"] == max(t.history[0]["dev_pearson"] for t in trials)
     assert best["checkpoint_path"].startswith(str(storage / "lengths"))
-    test = summary["test"]["results"]
+    test = summary.test["results"]
     assert set(test) == {"stsb dev", "stsb test"} and all(-100 < v < 100 for v in test.values())
-    files = summary["files"]
+    files = summary.files
     report = (storage / "lengths" / "report")
     assert files["html"] == str(report / "report.html")
     md = (report / "report.md").read_text()
@@ -46,6 +47,8 @@ def test_tiny_tuning_run(ray_session, space, space_config, scored_captions, tmp_
     assert (report / "best-model" / "config.json").is_file()
     saved = json.loads((report / "report.json").read_text())
     assert saved["best"]["trial_id"] == best["trial_id"]
+    assert saved == json.loads(json.dumps(summary.dump(), default=str))  # what it returned
+    assert TuneSummary.load(saved).dump() == saved and saved["version"] == VERSION
 
 
 def test_reaper_frees_idle_worker_groups_only(ray_session):

@@ -45,12 +45,12 @@ def test_tuning_results_and_report_go_to_s3(ray_session, space, space_config, sc
     summary = run_tune(space, cfg, TuneOptions(storage_path=storage), progress=False)
 
     experiment = f"{storage}/lengths"
-    assert summary["experiment"] == experiment
-    trials = summary["trials"]
-    assert [t["status"] for t in trials] == ["completed", "completed"], trials
+    assert summary.experiment == experiment
+    trials = summary.trials
+    assert [t.status for t in trials] == ["completed", "completed"], trials
     keys = _keys(s3_client, "tune/lengths/")
     for t in trials:
-        root = f"tune/lengths/trial_{t['trial_id']}"
+        root = f"tune/lengths/trial_{t.trial_id}"
         mine = [k for k in keys if k.startswith(root + "/")]
         assert f"{root}/result.json" in mine and f"{root}/progress.csv" in mine, mine
         assert any(k.rsplit("/", 1)[-1].startswith("events.out.tfevents") for k in mine), \
@@ -58,23 +58,23 @@ def test_tuning_results_and_report_go_to_s3(ray_session, space, space_config, sc
         for name in ("trial.json", "parameters.json", "select/selection.json",
                      "select/pairs.parquet", "model/config.json"):
             assert f"{root}/{name}" in mine, (name, mine)
-        assert t["model"] == f"s3://{BUCKET}/{root}/model"
-        assert t["selected_pairs"] == 300 and len(t["history"]) == 1
+        assert t.model == f"s3://{BUCKET}/{root}/model"
+        assert t.selected_pairs == 300 and len(t.history) == 1
         result = json.loads(s3_client.get_object(Bucket=BUCKET, Key=f"{root}/result.json")
                             ["Body"].read().decode().splitlines()[-1])
-        assert result["dev_pearson"] == t["history"][0]["dev_pearson"]
+        assert result["dev_pearson"] == t.history[0]["dev_pearson"]
     # Tune's experiment state (what Tuner.restore and ExperimentAnalysis read)
     assert any(k.startswith("tune/lengths/experiment_state") for k in keys), keys
     for name in ("report.json", "report.md", "report.html", "plots/length_range.png",
                  "best-model/config.json", "evaluate/report.md"):
         assert f"tune/lengths/report/{name}" in keys, (name, keys)
-    assert summary["files"]["json"] == f"{experiment}/report/report.json"
-    assert set(summary["test"]["results"]) == {"stsb dev", "stsb test"}
+    assert summary.files["json"] == f"{experiment}/report/report.json"
+    assert set(summary.test["results"]) == {"stsb dev", "stsb test"}
 
     # the best configuration, read back from the bucket
     best = read_best(experiment, cfg.s3.options())
-    assert best == summary["best"]
-    assert best["dev_pearson"] == max(t["history"][0]["dev_pearson"] for t in trials)
+    assert best == summary.best
+    assert best["dev_pearson"] == max(t.history[0]["dev_pearson"] for t in trials)
     assert best["checkpoint_path"].startswith(f"{BUCKET}/tune/lengths/trial_{best['trial_id']}")
     assert fs.exists(f"s3://{best['checkpoint_path']}/model/model.safetensors",
                      cfg.s3.options())
