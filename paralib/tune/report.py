@@ -157,7 +157,7 @@ def _best_lines(summary: TuneSummary) -> list[tuple[str, str]]:
         return [("best", "no trial reported the metric")]
     rows = [("trial", best["trial_id"]), ("epoch", _fmt(best["epoch"])),
             (f"dev {metric}", _fmt(best[metric]))]
-    rows += [(k, _fmt(v)) for k, v in best["params"].items()]
+    rows += [(k, _fmt(v, ".3g")) for k, v in best["params"].items()]
     for name, value in (summary.test or {}).get("results", {}).items():
         rows.append((f"test: {name}", _fmt(value)))
     return rows

@@ -116,6 +116,7 @@ def test_an_old_report_is_written_again_and_read_back(tmp_path):
     assert "| 8b6b4e97 | both | 20000 | 300 | 2 | 0.5 | 0.00173 | 0.321 | 1 | 109629 | 3/3 " \
         "| 80.08 (3) | completed |" in md
     assert "| dev dev_pearson | 80.08 |" in md and "| test: stsb test | 74.87 |" in md
+    assert "| lr | 0.00173 |" in md and "| word_dropout | 0.321 |" in md  # best config
     saved = json.loads((tmp_path / "report" / "report.json").read_text())
     assert saved == {"version": VERSION, **old_summary(), "files": files}
     assert read_best(str(tmp_path)) == old_summary()["best"]
