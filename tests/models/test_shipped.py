@@ -4,6 +4,7 @@ cards say (issue "A paraphrastic encoder worth downloading", item 3)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import paralib
 from paralib.paths import models_root
@@ -26,8 +27,9 @@ def test_paralib_en_loads_and_ranks_paraphrases_first():
     assert card.startswith("---\nlanguage:") and "paralib train --config" in card
 
 
-def test_paralib_multi_loads_and_retrieves_translations():
-    model = paralib.load(models_root() / "paralib-multi")
+@pytest.mark.parametrize("name", ["paralib-multi", "paralib-multi7"])
+def test_cross_lingual_models_load_and_retrieve_translations(name):
+    model = paralib.load(models_root() / name)
     english = ["The children are playing football in the park.",
                "The government raised taxes on fuel.",
                "My grandmother bakes bread every Sunday."]
@@ -45,6 +47,6 @@ def test_paralib_multi_loads_and_retrieves_translations():
         xx = model.encode(sentences, normalize=True, lang=lang)
         # each translation retrieves its own English sentence among the three
         assert list((xx @ en.T).argmax(1)) == [0, 1, 2], lang
-    assert {"en", "ar", "tr", "es", "de", "fr", "ru"} <= set(model.languages)
-    card = (models_root() / "paralib-multi" / "README.md").read_text()
-    assert card.startswith("---\nlanguage:") and "configs/paralib-multi.yaml" in card
+    assert {"en", "ar", "tr", "es", "de", "fr", "ru", "zh"} <= set(model.languages)
+    card = (models_root() / name / "README.md").read_text()
+    assert card.startswith("---\nlanguage:") and f"configs/{name}.yaml" in card
