@@ -4,7 +4,6 @@ sts17 and tatoeba, fits and writes its JSON."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import subprocess
@@ -17,16 +16,9 @@ from paralib.paths import PROJECT_ROOT
 SCRIPT = PROJECT_ROOT / "benchmarks" / "crosslingual_curve.py"
 
 
-def _module():
-    sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("crosslingual_curve", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
-
-def test_fit_recovers_a_line_and_the_pairs_a_target_needs():
-    curve = _module()
+def test_fit_recovers_a_line_and_the_pairs_a_target_needs(load_script):
+    curve = load_script("crosslingual_curve")
     pairs = [1_000, 2_000, 4_000, 8_000]
     got = curve.fit_curve(pairs, [20 + 5 * math.log2(p) for p in pairs], 90.0)
     assert got["a"] == pytest.approx(20) and got["b"] == pytest.approx(5)
@@ -34,8 +26,8 @@ def test_fit_recovers_a_line_and_the_pairs_a_target_needs():
     assert got["pairs_needed"] == pytest.approx(2 ** 14)  # 20 + 5 * 14 = 90
 
 
-def test_fit_without_a_rising_slope_never_reaches_the_target():
-    curve = _module()
+def test_fit_without_a_rising_slope_never_reaches_the_target(load_script):
+    curve = load_script("crosslingual_curve")
     flat = curve.fit_curve([100, 200, 400], [30.0, 30.0, 30.0], 60.0)
     assert flat["pairs_needed"] == math.inf and flat["r2"] == 1.0
     falling = curve.fit_curve([100, 200, 400], [40.0, 35.0, float("nan")], 60.0)
@@ -43,8 +35,8 @@ def test_fit_without_a_rising_slope_never_reaches_the_target():
     assert curve.fit_curve([100], [40.0], 60.0)["pairs_needed"] is None
 
 
-def test_anneal_reaches_the_largest_megabatch_after_15_percent():
-    curve = _module()
+def test_anneal_reaches_the_largest_megabatch_after_15_percent(load_script):
+    curve = load_script("crosslingual_curve")
     assert curve.anneal_for(1_898_000) == 150  # paralib-multi: 18,980 mini-batches
     assert curve.anneal_for(50) == 1
 

@@ -4,28 +4,16 @@ shipped models."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
 
 import pytest
 
 from paralib.paths import PROJECT_ROOT
 
-SCRIPT = PROJECT_ROOT / "benchmarks" / "crosslingual_dev.py"
 
-
-def _module():
-    sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("crosslingual_dev", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_dev_row_averages_directions_and_reads_stsb_dev(tmp_path):
-    dev = _module()
+def test_dev_row_averages_directions_and_reads_stsb_dev(tmp_path, load_script):
+    dev = load_script("crosslingual_dev")
     (tmp_path / "training.json").write_text(json.dumps(
         {"dev": "stsb-dev", "dev_pearson": 77.5, "pairs": 10, "best_epoch": 3}))
     sets = {f"{lang}-en": {"status": "ok", "xx->en": 80.0 + i, "en->xx": 70.0 + i}
@@ -39,8 +27,8 @@ def test_dev_row_averages_directions_and_reads_stsb_dev(tmp_path):
     assert math.isnan(dev.dev_row("m", tmp_path, report)["xnli mean"])
 
 
-def test_chooses_on_xnli_dev_and_writes_json(tmp_path, capsys):
-    dev = _module()
+def test_chooses_on_xnli_dev_and_writes_json(tmp_path, capsys, load_script):
+    dev = load_script("crosslingual_dev")
     multi, en = PROJECT_ROOT / "models" / "paralib-multi", PROJECT_ROOT / "models" / "paralib-en"
     out = tmp_path / "dev"
     dev.main(["--model", f"multi={multi}", "--model", f"en={en}", "--out", str(out)])
