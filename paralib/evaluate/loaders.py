@@ -263,8 +263,8 @@ def read_xnli_dev(data: Path, lang: str) -> tuple[list[str], list[str], list[str
     """The XNLI dev translations of ``lang`` aligned with English (``dev-<xx>.tsv`` and
     ``dev-en.tsv``, line-aligned premise and hypothesis columns): every distinct sentence
     once, premises and hypotheses alike, in file order: (other language, English, files).
-    A sentence whose English or translation has already been seen with another partner is
-    left out, so that each sentence has exactly one translation to retrieve."""
+    A sentence found with more than one partner (on either side) is left out with all its
+    pairs, so that each sentence has exactly one translation to retrieve."""
     folder = data / "bitext" / "xnli"
     src, eng = folder / f"dev-{lang}.tsv", folder / "dev-en.tsv"
     what = f"XNLI dev {lang}-en"
