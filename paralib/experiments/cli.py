@@ -81,24 +81,19 @@ def list_lines() -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the parsed ``experiment`` command; returns the exit status."""
+    """Run the parsed ``experiment`` command; returns the exit status (1: a run failed). An
+    invalid experiment raises its :class:`ExperimentError` (printed by the command line)."""
     if args.list:
         print("\n".join(list_lines()))
         return 0
     if not args.name:
-        print("paralib experiment: give an experiment NAME or --list", file=sys.stderr)
-        return 2
+        raise ExperimentError("give an experiment NAME or --list")
     from paralib.experiments.runner import run_experiment
 
     size = "smoke" if args.smoke else args.size
-    try:
-        result = run_experiment(args.name, size=size, out=args.out, results=args.results,
-                                plots=args.plots, progress=not args.no_progress,
-                                overrides=args.overrides, records=args.records,
-                                only=args.only)
-    except ExperimentError as exc:
-        print(f"paralib experiment: {exc}", file=sys.stderr)
-        return 2
+    result = run_experiment(args.name, size=size, out=args.out, results=args.results,
+                            plots=args.plots, progress=not args.no_progress,
+                            overrides=args.overrides, records=args.records, only=args.only)
     if result.failed:
         print(f"paralib experiment: run(s) failed: {', '.join(result.failed)} (see "
               f"{result.results})", file=sys.stderr)

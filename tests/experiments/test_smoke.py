@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from paralib.cli import main
 from paralib.experiments import cli, run_experiment
 from paralib.experiments.book import section_names
 from paralib.experiments.spec import EXPERIMENTS_DIR
@@ -136,14 +137,15 @@ def test_cli_parses_and_lists(capsys):
 
 
 def test_cli_errors(capsys, tmp_path):
-    assert cli.run(_parser().parse_args(["experiment"])) == 2
-    assert cli.run(_parser().parse_args(["experiment", "no-such-thing"])) == 2
+    # each error is one message through the command line, with its hint (exit status 2)
+    assert main(["experiment"]) == 2
+    assert "paralib: error: give an experiment NAME or --list" in capsys.readouterr().err
+    assert main(["experiment", "no-such-thing"]) == 2
     assert "no experiment 'no-such-thing'" in capsys.readouterr().err
-    assert cli.run(_parser().parse_args(["experiment", "mega-batching", "--set",
-                                         "train.epochs"])) == 2
+    assert main(["experiment", "mega-batching", "--set", "train.epochs"]) == 2
     assert "--set expects key=value, got 'train.epochs'" in capsys.readouterr().err
-    assert cli.run(_parser().parse_args(["experiment", "mega-batching", "--smoke", "--out",
-                                         str(tmp_path), "--set", "train.epochz=1"])) == 2
+    assert main(["experiment", "mega-batching", "--smoke", "--out", str(tmp_path), "--set",
+                 "train.epochz=1"]) == 2
     err = capsys.readouterr().err
     assert "--set train.epochz makes an invalid config" in err
     assert "train.epochz: unknown key" in err
@@ -152,7 +154,6 @@ def test_cli_errors(capsys, tmp_path):
     tree["needs"] = [{"todo": "a capability paralib lacks", "why": "to test the message"}]
     path = tmp_path / "folds.yaml"
     path.write_text(yaml.safe_dump(tree, allow_unicode=True))
-    assert cli.run(_parser().parse_args(["experiment", str(path), "--smoke", "--out",
-                                         str(tmp_path)])) == 2
+    assert main(["experiment", str(path), "--smoke", "--out", str(tmp_path)]) == 2
     assert "experiment folds is not yet runnable: needs a capability paralib lacks (to test " \
         "the message)" in capsys.readouterr().err
