@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from paralib.contracts import TrialRecord, TuneSummary
+from paralib.evaluate.plots import pyplot, save_figure
 from paralib.io import fs
 from paralib.tune.results import best_of
 
@@ -72,7 +73,8 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
 
-def _plot_parameter(plt: Any, summary: TuneSummary, param: dict, path: Path) -> None:
+def _plot_parameter(summary: TuneSummary, param: dict, path: Path) -> None:
+    plt = pyplot()
     metric, mode = summary.metric, summary.mode
     fig, ax = plt.subplots(figsize=(6, 3.6))
     categorical = param["values"] is not None and any(
@@ -102,12 +104,11 @@ def _plot_parameter(plt: Any, summary: TuneSummary, param: dict, path: Path) -> 
     ax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
-def _plot_curves(plt: Any, summary: TuneSummary, path: Path) -> None:
+def _plot_curves(summary: TuneSummary, path: Path) -> None:
+    plt = pyplot()
     metric = summary.metric
     fig, ax = plt.subplots(figsize=(6, 3.6))
     for t in summary.trials:
@@ -126,27 +127,20 @@ def _plot_curves(plt: Any, summary: TuneSummary, path: Path) -> None:
     ax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0] and len(summary.trials) <= 12:
         ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 def write_plots(summary: TuneSummary, out: Path) -> list[Path]:
     """One PNG per searched parameter plus the learning curves."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     plots = out / "plots"
     plots.mkdir(parents=True, exist_ok=True)
     files = []
     for param in summary.parameters:
         f = plots / f"{_slug(param['name'])}.png"
-        _plot_parameter(plt, summary, param, f)
+        _plot_parameter(summary, param, f)
         files.append(f)
     f = plots / "curves.png"
-    _plot_curves(plt, summary, f)
+    _plot_curves(summary, f)
     files.append(f)
     return files
 
