@@ -28,13 +28,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, table, write_json  # noqa: E402
 
+from paralib.contracts import EvalReport, TrainingSummary  # noqa: E402
+
 XNLI = ("ar", "de", "es", "fr", "tr")
 
 
-def dev_row(name: str, folder: Path, report: dict) -> dict:
+def dev_row(name: str, folder: Path, report: EvalReport) -> dict:
     """One candidate's row: XNLI dev accuracy per language (mean of both directions), their
     mean, and its STS Benchmark dev Pearson from ``training.json``."""
-    sets = report["tasks"]["xnli"]["models"][name].get("sets", {})
+    sets = report.tasks["xnli"].models[name].get("sets", {})
     row: dict = {"model": name, "folder": str(folder)}
     for lang in XNLI:
         s = sets.get(f"{lang}-en", {})
@@ -42,10 +44,10 @@ def dev_row(name: str, folder: Path, report: dict) -> dict:
                                else math.nan)
     row["xnli mean"] = sum(row[f"xnli {lang}"] for lang in XNLI) / len(XNLI)
     summary = folder / "training.json"
-    train = json.loads(summary.read_text()) if summary.is_file() else {}
-    row["stsb dev"] = train.get("dev_pearson") if train.get("dev") == "stsb-dev" else math.nan
-    row["pairs"] = train.get("pairs")
-    row["best epoch"] = train.get("best_epoch")
+    train = TrainingSummary.load(json.loads(summary.read_text())) if summary.is_file() else None
+    row["stsb dev"] = train.dev_pearson if train and train.dev == "stsb-dev" else math.nan
+    row["pairs"] = train.pairs if train else None
+    row["best epoch"] = train.best_epoch if train else None
     return row
 
 
@@ -64,8 +66,8 @@ def main(argv: list[str] | None = None) -> None:
         models[name] = Path(folder)
     t0 = time.time()
     with tempfile.TemporaryDirectory() as tmp:
-        report = evaluate({n: str(f) for n, f in models.items()}, ["xnli"], Path(tmp),
-                          progress=False)
+        report = EvalReport.load(evaluate({n: str(f) for n, f in models.items()}, ["xnli"],
+                                          Path(tmp), progress=False))
     rows = sorted((dev_row(n, f, report) for n, f in models.items()),
                   key=lambda r: -r["xnli mean"])
     cols = ["model", *(f"xnli {lang}" for lang in XNLI), "xnli mean", "stsb dev", "pairs",

@@ -79,6 +79,7 @@ def main(argv: list[str] | None = None) -> None:
     )
 
     import paralib
+    from paralib.contracts import EvalReport
     from paralib.evaluate.common import Settings
     from paralib.evaluate.encoders import load_model_folder
     from paralib.evaluate.loaders import read_stsb
@@ -110,15 +111,15 @@ def main(argv: list[str] | None = None) -> None:
              "model2vec": str(out["m2v"])}
     models = {n: load_model_folder(p, n) for n, p in names.items()}
     settings = Settings(data=data, speed_sentences=args.speed_sentences)
-    report = evaluate(models, ["stsb"], None, progress=False, settings=settings)
-    pearson = {n: report["tasks"]["stsb"]["models"][n]["sets"]["test"]["pearson"]
-               for n in names}
+    report = EvalReport.load(evaluate(models, ["stsb"], None, progress=False, settings=settings))
+    pearson = {n: report.tasks["stsb"].models[n]["sets"]["test"]["pearson"] for n in names}
     torch.set_num_threads(1)
     rate = dict.fromkeys(names, 0.0)
     for _ in range(args.speed_runs):  # the best of a few runs: other work on the machine
-        speed = evaluate(models, ["speed"], None, progress=False, settings=settings)
+        speed = EvalReport.load(evaluate(models, ["speed"], None, progress=False,
+                                         settings=settings))
         for n in names:
-            sets = speed["tasks"]["speed"]["models"][n]["sets"]
+            sets = speed.tasks["speed"].models[n]["sets"]
             rate[n] = max(rate[n], sets["multi30k-en"]["sentences_per_s"])
     ids = tatoeba_ids(enc, out["st"], data, args.tatoeba_lines)
     rows = [{"model": "paralib", "min cos (STSB test)": None, "STSB test r": pearson["paralib"],

@@ -48,6 +48,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import RESULTS, machine, sample_pairs, stsb_dev  # noqa: E402
 
+from paralib.contracts import EvalReport  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 TATOEBA_LANGS = ("de", "fr", "es", "ru")
 STS17 = ("en-en", "es-es", "ar-ar", "es-en", "es-en (b)", "ar-en", "tr-en")
@@ -124,6 +126,7 @@ def train_st_peers(pairs: Path, epochs: int, lrs: list[float]) -> dict[str, dict
 
 
 def _get(d: dict, *keys, default=math.nan):
+    """The value at ``keys`` in a model's result dict, ``default`` when a step is missing."""
     for k in keys:
         if not isinstance(d, dict) or k not in d:
             return default
@@ -131,27 +134,26 @@ def _get(d: dict, *keys, default=math.nan):
     return d
 
 
-def row(report: dict, name: str) -> dict:
+def row(report: EvalReport, name: str) -> dict:
     """The table columns of model ``name`` in an evaluation report."""
-    t = report["tasks"]
-    sts = _get(t, "sts", "models", name)
+    sts = report.result("sts", name)
     out = {f"STS{y[2:]}": _get(sts, "years", y, "pearson") for y in
            ("2012", "2013", "2014", "2015", "2016")}
     years = [v for v in out.values() if not math.isnan(v)]
     out["year mean"] = sum(years) / len(years) if years else math.nan
     out["all-24"] = _get(sts, "all", "pearson")
-    out["STSB dev"] = _get(t, "stsb", "models", name, "sets", "dev", "pearson")
-    out["STSB test"] = _get(t, "stsb", "models", name, "sets", "test", "pearson")
-    out["SICK-R"] = _get(t, "sick", "models", name, "sets", "train", "pearson")
+    out["STSB dev"] = _get(report.result("stsb", name), "sets", "dev", "pearson")
+    out["STSB test"] = _get(report.result("stsb", name), "sets", "test", "pearson")
+    out["SICK-R"] = _get(report.result("sick", name), "sets", "train", "pearson")
     for track in STS17:
-        out[f"STS17 {track}"] = _get(t, "sts17", "models", name, "sets", track, "pearson")
+        out[f"STS17 {track}"] = _get(report.result("sts17", name), "sets", track, "pearson")
     accs = []
     for lang in TATOEBA_LANGS:
-        s = _get(t, "tatoeba", "models", name, "sets", f"{lang}-en", default={})
+        s = _get(report.result("tatoeba", name), "sets", f"{lang}-en", default={})
         if s.get("status") == "ok":
             accs.append((s["xx->en"] + s["en->xx"]) / 2)
     out["Tatoeba de/fr/es/ru"] = sum(accs) / len(accs) if len(accs) == 4 else math.nan
-    f1 = [_get(t, "bucc", "models", name, "sets", p, "test", "f1") for p in ("de-en", "fr-en")]
+    f1 = [_get(report.result("bucc", name), "sets", p, "test", "f1") for p in ("de-en", "fr-en")]
     out["BUCC F1"] = sum(f1) / 2 if not any(math.isnan(v) for v in f1) else math.nan
     return out
 
@@ -167,9 +169,10 @@ def speeds(models: dict, settings, threads: list[int]) -> dict[str, dict[int, fl
     try:
         for n in threads:
             torch.set_num_threads(n)
-            report = evaluate(models, ["speed"], None, progress=False, settings=settings)
+            report = EvalReport.load(evaluate(models, ["speed"], None, progress=False,
+                                              settings=settings))
             for name in models:
-                rate = _get(report, "tasks", "speed", "models", name, "sets")
+                rate = _get(report.result("speed", name), "sets")
                 values = [s.get("sentences_per_s") for s in rate.values()] \
                     if isinstance(rate, dict) else []
                 out[name][n] = values[0] if values and values[0] else math.nan
@@ -264,18 +267,20 @@ def main(argv: list[str] | None = None) -> None:
                       settings=settings)
     cores = os.cpu_count() or 1
     rates = speeds(models, settings, sorted({1, cores}))
-    write_outputs(Path(args.out), report, {n: {str(k): v for k, v in r.items()}
-                                           for n, r in rates.items()}, notes,
+    out = Path(args.out)
+    write_outputs(out, EvalReport.load(report), {n: {str(k): v for k, v in r.items()}
+                                                 for n, r in rates.items()}, notes,
                   {"machine": machine(), "suites": suites, "peer_pairs": args.peer_pairs,
                    "peer_epochs": args.peer_epochs, "tiny": args.tiny, "cores": cores})
+    (out / "quality-report.json").write_text(json.dumps(report, default=str))
 
 
-def write_outputs(out: Path, report: dict, rates: dict[str, dict[str, float]],
+def write_outputs(out: Path, report: EvalReport, rates: dict[str, dict[str, float]],
                   notes: dict[str, str], meta: dict) -> None:
-    """``quality.md``, ``quality.json`` and the evaluation report they come from
-    (``quality-report.json``) in ``out``."""
+    """``quality.md`` and ``quality.json`` in ``out``, from the evaluation report (which
+    :func:`main` saves beside them as ``quality-report.json``)."""
     rows = []
-    for name in report["models"]:
+    for name in report.models:
         r = {"model": name, **row(report, name)}
         for threads, rate in sorted(rates.get(name, {}).items(), key=lambda kv: int(kv[0])):
             r[f"sent/s {threads} thread{'s' if int(threads) > 1 else ''}"] = rate
@@ -289,14 +294,13 @@ def write_outputs(out: Path, report: dict, rates: dict[str, dict[str, float]],
         "\n".join(f"- **{k}**: {v}" for k, v in notes.items()) + "\n")
     (out / "quality.json").write_text(json.dumps(
         {**meta, "rows": rows, "rates": rates, "notes": notes}, indent=2, default=str))
-    (out / "quality-report.json").write_text(json.dumps(report, default=str))
 
 
 def rebuild(out: Path) -> None:
-    """The tables again from the saved ``quality-report.json`` and speeds (after a change of
-    columns; nothing is measured again)."""
+    """The tables again from the saved ``quality-report.json`` (an :class:`EvalReport`, read
+    as it was written) and speeds (after a change of columns; nothing is measured again)."""
     saved = json.loads((out / "quality.json").read_text())
-    report = json.loads((out / "quality-report.json").read_text())
+    report = EvalReport.load(json.loads((out / "quality-report.json").read_text()))
     meta = {k: v for k, v in saved.items() if k not in ("rows", "rates", "notes")}
     write_outputs(out, report, saved["rates"], saved["notes"], meta)
 

@@ -133,10 +133,14 @@ class EvalReport(Contract):
         """``{suite: result}`` of one model (the per-model entries of every suite)."""
         return {suite: task.models[model] for suite, task in self.tasks.items()}
 
+    def result(self, suite: str, model: str) -> dict[str, Any]:
+        """``model``'s result of ``suite``; ``{}`` when the report has no such entry."""
+        return self.tasks[suite].models.get(model, {}) if suite in self.tasks else {}
+
     def pearson(self, suite: str, model: str, *path: str) -> float | None:
         """The Pearson's r x100 at ``path`` in ``model``'s result of ``suite``
         (``pearson("stsb", m, "sets", "dev")``); ``None`` when any step is missing."""
-        node: Any = self.tasks[suite].models.get(model, {}) if suite in self.tasks else {}
+        node: Any = self.result(suite, model)
         for key in path:
             node = node.get(key, {}) if isinstance(node, dict) else {}
         return node.get("pearson") if isinstance(node, dict) else None

@@ -70,3 +70,5 @@ def test_the_evaluation_report_reads_a_pearson_anywhere():
     assert report.pearson("stsb", "m", "sets", "test") is None
     assert report.pearson("sts", "m", "all") is None
     assert report.results("m") == {"stsb": {"status": "ok", "sets": {"dev": {"pearson": 71.5}}}}
+    assert report.result("stsb", "m") == {"status": "ok", "sets": {"dev": {"pearson": 71.5}}}
+    assert report.result("stsb", "other") == {} and report.result("sts", "m") == {}
