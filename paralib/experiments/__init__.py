@@ -8,23 +8,9 @@
 format is :mod:`paralib.experiments.spec`; the runner :mod:`paralib.experiments.runner`.
 """
 
-from __future__ import annotations
+from paralib.lazy import lazy_exports
 
-from paralib.experiments.spec import (
-    SIZES,
-    Experiment,
-    ExperimentError,
-    NotRunnable,
-    list_experiments,
-    load_experiment,
-)
-
-__all__ = ["SIZES", "Experiment", "ExperimentError", "NotRunnable", "list_experiments",
-           "load_experiment", "run_experiment"]
-
-
-def run_experiment(*args, **kwargs):
-    """See :func:`paralib.experiments.runner.run_experiment` (imported on first use)."""
-    from paralib.experiments.runner import run_experiment as run
-
-    return run(*args, **kwargs)
+__all__, __getattr__ = lazy_exports(__name__, {
+    ".spec": "SIZES Experiment ExperimentError NotRunnable list_experiments load_experiment",
+    ".runner": "run_experiment",
+})
