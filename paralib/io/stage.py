@@ -284,16 +284,15 @@ def write_parts(batch: pd.DataFrame, out: str, s3: S3Options | None,
 def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageReport,
             progress: bool, desc: str, prints: dict[str, str] | None = None,
             rows: int | None = None,
-            inputs: dict[str, tuple[str, tuple[str, ...]]] | None = None,
-            stall_s: float | None = -1.0) -> None:
+            inputs: dict[str, tuple[str, tuple[str, ...]]] | None = None) -> None:
     """Consume coverage rows; mark each shard complete once all its input rows are in.
 
     ``desc`` is the stage's command (``score``): markers and the summary carry it, so that a
     reader of an unfinished output can say which stage has to finish. ``inputs`` are the
     content fingerprints of :func:`pending`, kept in each marker. The stage's one progress
     bar counts input rows (rows/s, ETA) when ``rows``, the input rows of ``keys``, is
-    known, shards otherwise. When no coverage row comes for ``stall_s`` seconds (default:
-    ``ray.stall_timeout_s``, :func:`paralib.runtime.stall_timeout`) the stage fails with
+    known, shards otherwise. When no coverage row comes for ``ray.stall_timeout_s`` seconds
+    (:func:`paralib.runtime.stall_timeout`) the stage fails with
     :class:`paralib.runtime.StallError` instead of waiting forever."""
     from paralib.runtime import stall_timeout, watch
 
@@ -307,7 +306,7 @@ def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageRe
         return f"{done} of {len(keys)} shards complete"
 
     batches = ds.iter_batches(batch_size=None, batch_format="pandas")
-    for batch in watch(batches, stall_timeout() if stall_s == -1.0 else stall_s, desc, where):
+    for batch in watch(batches, stall_timeout(), desc, where):
         for row in batch.to_dict("records"):
             s = state.setdefault(row["shard_key"], {"rows_in": row["total"], "covered": 0,
                                                     "rows_out": 0, "rows_rejected": 0,
