@@ -61,11 +61,10 @@ def group_components(df: pd.DataFrame, english: list[str],
     return first[labels[:n]]
 
 
-def clean_pairs(df: pd.DataFrame, index: EvalIndex | None, a: str = "s1", b: str = "s2",
-                english: list[str] | None = None,
-                dedupe: tuple[str, ...] = ("s1", "s2", "lang2")
+def clean_pairs(df: pd.DataFrame, index: EvalIndex | None, english: list[str] | None = None
                 ) -> tuple[pd.DataFrame, pd.DataFrame, Counter]:
-    """``df`` without contaminated pairs and exact duplicates, with a ``group`` column.
+    """``df`` without contaminated pairs (sides ``s1``, ``s2``) and exact duplicates (equal
+    ``s1``, ``s2``, ``lang2``), with a ``group`` column (linked by ``english``, default ``s1``).
 
     Returns ``(kept, rejected, per_set)``: ``rejected`` is the removed rows with a ``reason``
     column; ``per_set`` counts the pairs each evaluation set removed. ``index`` None skips
@@ -74,14 +73,14 @@ def clean_pairs(df: pd.DataFrame, index: EvalIndex | None, a: str = "s1", b: str
     reasons = pd.Series("", index=df.index, dtype=object)
     per_set: Counter = Counter()
     if index is not None and len(df):
-        found = index.match_pairs(df[a].astype(str).tolist(), df[b].astype(str).tolist())
+        found = index.match_pairs(df["s1"].astype(str).tolist(), df["s2"].astype(str).tolist())
         hit = [r or "" for r in found]
         reasons[:] = hit
         per_set.update(r.split(": ", 1)[1].split(" ", 1)[0] for r in hit if r)
-    dup = duplicated(*(df[c] for c in dedupe if c in df.columns))
+    dup = duplicated(*(df[c] for c in ("s1", "s2", "lang2") if c in df.columns))
     reasons[(reasons == "").to_numpy() & dup] = "duplicate pair"
     bad = (reasons != "").to_numpy()
     rejected = df[bad].assign(reason=reasons[bad].to_numpy())
     kept = df[~bad].reset_index(drop=True)
-    kept["group"] = group_components(kept, english or [a])
+    kept["group"] = group_components(kept, english or ["s1"])
     return kept, rejected, per_set
