@@ -21,6 +21,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from safetensors import safe_open
+
 from paralib.models.folder import check_replaceable, replace_with
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,8 +78,48 @@ def corpus_removals(train_config: Path) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
+def fp16_line(name: str, fp16: Path) -> str:
+    """The card's weights line of a model shipped in float16, with what rounding changed
+    (``benchmarks/fp16.py``'s row for ``name``)."""
+    rows = json.loads(fp16.read_text())["rows"] if fp16.is_file() else []
+    row = next((r for r in rows if r["model"] == name), None)
+    if row is None:
+        raise SystemExit(f"--fp16: {fp16} has no row for {name}; run `python "
+                         f"benchmarks/fp16.py --model {name}=FOLDER` first")
+    return (f"- weights: float16 (`model.safetensors`, {row['MB fp16']:.1f} MB; "
+            f"{row['MB fp32']:.1f} MB in float32), computed in float32 after loading. "
+            f"Rounding to float16 moves STS Benchmark dev r from {row['dev r fp32']:.2f} to "
+            f"{row['dev r fp16']:.2f} and each pair cosine by at most {row['max |dcos|']:.1e} "
+            f"(mean {row['mean |dcos|']:.1e}; `python benchmarks/fp16.py`)")
+
+
+def half_weights(folder: Path) -> None:
+    """Rewrite ``folder``'s ``model.safetensors`` in float16 (``paralib.load`` casts back)."""
+    from safetensors.torch import load_file, save_file
+
+    path = folder / "model.safetensors"
+    save_file({k: v.half().contiguous() for k, v in load_file(str(path)).items()}, str(path))
+
+
+def vocabulary_sentence(tokens: set, sample: int, pairs: int, languages: int) -> str:
+    """Which sentences the vocabulary was fitted on: ``train.vocab_sample`` takes the first
+    sentences of the English sides, then of the other sides (``paralib.train.run``)."""
+    what = ("its sentencepiece vocabulary is" if tokens == {"sp"} else
+            "its " + " and ".join(sorted(tokens)) + " vocabularies are")
+    if sample >= 2 * pairs:
+        return f"{what} shared by the {languages} languages of its training bitext"
+    if sample <= pairs:
+        return (f"{what} fitted on the English sides of its first {sample:,} training pairs "
+                f"(`train.vocab_sample`), and it was trained on {languages} languages")
+    return (f"{what} fitted on every English side and {sample - pairs:,} of the other sides "
+            f"of its training pairs (`train.vocab_sample`), {languages} languages")
+
+
 def card(name: str, config: dict, summary: dict, train_config: Path, quality: Path,
-         purpose: str = PURPOSE) -> str:
+         purpose: str = PURPOSE, weights: str = "- weights: float32 (`model.safetensors`)",
+         rows: dict[int, int] | None = None) -> str:
+    """The model card; ``rows``: each part's embedding-table rows (its vocabulary as fitted,
+    which can be under the configured ``vocab_size``)."""
     from paralib.config import load_config
 
     sources = sorted({s.kind for s in load_config(train_config).train.sources})
@@ -91,9 +133,13 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
     removed = summary.get("decontaminated")
     removed_text = (", ".join(f"{k} {v:,}" for k, v in removed.items()) or "none"
                     if isinstance(removed, dict) else str(removed))
+    tokens = {p.get("tokens") for p in config["model"]["parts"]}
+    vocabulary = vocabulary_sentence(tokens, load_config(train_config).train.vocab_sample,
+                                     summary.get("pairs", 0), len(langs))
+    rows = rows or {}
     parts = ", ".join(f"{p.get('encoder')}({p.get('tokens')}, vocabulary "
-                      f"{p.get('vocab_size'):,}, dim {p.get('dim')})"
-                      for p in config["model"]["parts"])
+                      f"{rows.get(i, p.get('vocab_size')):,}, dim {p.get('dim')})"
+                      for i, p in enumerate(config["model"]["parts"]))
     front = ["---", "language:", *[f"- {lang}" for lang in langs], "license: other",
              "license_name: training-data-terms", "library_name: paralib",
              "tags:", "- sentence-similarity", "- paraphrastic-embeddings",
@@ -102,9 +148,7 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
     body = [
         f"# {name}", "",
         f"A paraphrastic sentence encoder trained by paralib: {parts}, "
-        f"{config['model'].get('combine', 'concat')} of parts. {purpose}; its sentencepiece "
-        "vocabulary is shared by the "
-        f"{len(langs)} languages of its training bitext.", "",
+        f"{config['model'].get('combine', 'concat')} of parts. {purpose}; {vocabulary}.", "",
         "```python", "import paralib", f"model = paralib.load(\"models/{name}\")",
         "vectors = model.encode([\"A man plays a guitar.\", \"Someone plays guitar.\"], "
         "normalize=True)", "```", "",
@@ -122,7 +166,7 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
         f"{platform.machine()} with 2 CPU cores",
         "- data terms: " + ("; ".join(LICENCES[s] for s in sources if s in LICENCES)
                             or "see ../shared/data/README.md"),
-        "- weights: float32 (`model.safetensors`)", "",
+        weights, "",
         "## Scores beside its peers", "",
         "Pearson's r x 100 (`python benchmarks/quality.py`, one run, the same sentences):", "",
         peers_table(quality, name), ""]
@@ -138,10 +182,16 @@ def main() -> None:
     ap.add_argument("--quality", default=str(ROOT / "benchmarks/results/quality.json"))
     ap.add_argument("--purpose", default=PURPOSE,
                     help="the card's sentence on what the model is for")
+    ap.add_argument("--fp16", action="store_true", help="ship float16 weights; the card "
+                    "quotes benchmarks/results/fp16.json's row for NAME")
+    ap.add_argument("--fp16-report", default=str(ROOT / "benchmarks/results/fp16.json"))
     args = ap.parse_args()
     src = Path(args.folder)
     dst = ROOT / "models" / args.name
     check_replaceable(dst)  # only a model folder paralib made is replaced
+    weights = "- weights: float32 (`model.safetensors`)"
+    if args.fp16:
+        weights = fp16_line(args.name, Path(args.fp16_report))
     tmp = Path(tempfile.mkdtemp(dir=dst.parent, prefix=".paralib-"))
     for item in KEEP:
         path = src / item
@@ -149,10 +199,16 @@ def main() -> None:
             shutil.copytree(path, tmp / item)
         elif path.is_file():
             shutil.copy2(path, tmp / item)
+    if args.fp16:
+        half_weights(tmp)
     config = json.loads((src / "config.json").read_text())
     summary = json.loads((src / "training.json").read_text())
+    with safe_open(str(src / "model.safetensors"), "pt") as f:
+        rows = {int(k.split(".")[1]): f.get_slice(k).get_shape()[0] for k in f.keys()  # noqa: SIM118
+                if k.startswith("parts.") and k.endswith(".embedding.weight")}
     (tmp / "README.md").write_text(card(args.name, config, summary, Path(args.config),
-                                        Path(args.quality), args.purpose), encoding="utf-8")
+                                        Path(args.quality), args.purpose, weights, rows),
+                                   encoding="utf-8")
     replace_with(tmp, dst)
     print(f"shipped {dst}")
 

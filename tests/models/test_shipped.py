@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 import paralib
 from paralib.paths import models_root
@@ -50,3 +51,17 @@ def test_cross_lingual_models_load_and_retrieve_translations(name):
     assert {"en", "ar", "tr", "es", "de", "fr", "ru", "zh"} <= set(model.languages)
     card = (models_root() / name / "README.md").read_text()
     assert card.startswith("---\nlanguage:") and f"configs/{name}.yaml" in card
+
+
+def test_word_trigram_model_loads_float16_weights_as_float32():
+    """paralib-en-word-trigram ships float16 weights (its card says what rounding changed);
+    ``paralib.load`` encodes with them in float32, WORD and TRIGRAM concatenated."""
+    folder = models_root() / "paralib-en-word-trigram"
+    model = paralib.load(folder)
+    assert model.dim == 600 and {p.dtype for p in model.model.parameters()} == {torch.float32}
+    vecs = model.encode(["A man is playing a guitar.", "Someone plays the guitar.",
+                         "The stock market fell sharply today."], normalize=True)
+    assert vecs.dtype == np.float32
+    assert vecs[0] @ vecs[1] > vecs[0] @ vecs[2] + 0.2
+    card = (folder / "README.md").read_text()
+    assert "weights: float16" in card and "configs/paralib-en-word-trigram.yaml" in card

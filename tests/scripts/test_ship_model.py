@@ -1,0 +1,60 @@
+"""``scripts/ship_model.py``: float16 weights that ``paralib.load`` reads back, the card's
+weights line from ``benchmarks/fp16.py``'s row, and which sentences the card says the
+vocabulary was fitted on."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from types import ModuleType
+
+import numpy as np
+import pytest
+from safetensors import safe_open
+
+import paralib
+from paralib.paths import PROJECT_ROOT
+
+
+@pytest.fixture(scope="module")
+def ship() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "ship_model", PROJECT_ROOT / "scripts" / "ship_model.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_half_weights_load_back_as_nearly_the_same_encoder(tmp_path, ship):
+    folder = tmp_path / "en"
+    shutil.copytree(PROJECT_ROOT / "models" / "paralib-en", folder)
+    ship.half_weights(folder)
+    with safe_open(str(folder / "model.safetensors"), "pt") as f:
+        assert {f.get_slice(k).get_dtype() for k in f.keys()} == {"F16"}  # noqa: SIM118
+    full, half = paralib.load(PROJECT_ROOT / "models" / "paralib-en"), paralib.load(folder)
+    sentences = ["A man plays a guitar.", "Someone plays guitar.", ""]
+    got = half.encode(sentences)
+    assert got.dtype == np.float32 and np.allclose(full.encode(sentences), got, atol=1e-3)
+
+
+def test_fp16_line_quotes_the_measured_row_or_stops(tmp_path, ship):
+    report = tmp_path / "fp16.json"
+    report.write_text(json.dumps({"rows": [
+        {"model": "m", "MB fp16": 48.8, "MB fp32": 97.6, "dev r fp32": 81.764,
+         "dev r fp16": 81.761, "max |dcos|": 3.57e-5, "mean |dcos|": 6.7e-6}]}))
+    line = ship.fp16_line("m", report)
+    assert "float16" in line and "81.76 to 81.76" in line and "3.6e-05" in line
+    with pytest.raises(SystemExit, match="no row for other"):
+        ship.fp16_line("other", report)
+
+
+@pytest.mark.parametrize(("sample", "pairs", "says"), [
+    (2_000_000, 242_135, "shared by the 7 languages"),
+    (500_000, 1_441_865, "English sides of its first 500,000 training pairs"),
+    (2_000_000, 1_511_104, "every English side and 488,896 of the other sides"),
+])
+def test_vocabulary_sentence_says_what_the_sample_covered(ship, sample, pairs, says):
+    assert says in ship.vocabulary_sentence({"sp"}, sample, pairs, 7)
+    assert ship.vocabulary_sentence({"word", "trigram"}, sample, pairs, 7).startswith(
+        "its trigram and word vocabularies are")
