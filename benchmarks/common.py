@@ -109,6 +109,18 @@ def table(rows: list[dict], columns: list[str]) -> str:
     return "\n".join(out)
 
 
+def model_folders(parser, specs: list[str]) -> dict[str, Path]:
+    """``--model NAME=DIR`` values as ``{name: folder}``; ``parser.error`` (exit 2) names a
+    value that is not NAME=DIR with an existing folder."""
+    folders: dict[str, Path] = {}
+    for spec in specs:
+        name, sep, folder = spec.partition("=")
+        if not sep or not Path(folder).is_dir():
+            parser.error(f"--model {spec}: expected NAME=DIR with an existing model folder")
+        folders[name] = Path(folder)
+    return folders
+
+
 def write_json(name: str, payload: dict) -> Path:
     """Write ``benchmarks/results/<name>.json``."""
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
+from common import machine, model_folders, table, write_json  # noqa: E402
 
 from paralib.contracts import EvalReport, TrainingSummary  # noqa: E402
 
@@ -58,12 +58,7 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     from paralib.evaluate import evaluate
 
-    models: dict[str, Path] = {}
-    for spec in args.model:
-        name, sep, folder = spec.partition("=")
-        if not sep or not Path(folder).is_dir():
-            p.error(f"--model {spec}: expected NAME=DIR with an existing model folder")
-        models[name] = Path(folder)
+    models = model_folders(p, args.model)
     t0 = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         report = EvalReport.load(evaluate({n: str(f) for n, f in models.items()}, ["xnli"],

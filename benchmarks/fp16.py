@@ -9,7 +9,7 @@ weights in either precision. Only the development set is read: the numbers go on
 a model shipped in float16 (``scripts/ship_model.py --fp16``), which are then measured on the
 test sets by ``benchmarks/quality.py`` like any other.
 
-    python benchmarks/fp16.py --model paralib-en-wt=output/models/paralib-en-word-trigram
+    python benchmarks/fp16.py --model paralib-en-word-trigram=output/models/paralib-en-word-trigram
 
 Prints a table and writes ``benchmarks/results/fp16.json`` (``--out``).
 """
@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
+from common import machine, model_folders, table, write_json  # noqa: E402
 
 from paralib.models.pretrained import SentenceEncoder, load  # noqa: E402
 
@@ -67,12 +67,8 @@ def main(argv: list[str] | None = None) -> None:
     dev = load_dev("stsb-dev")
     a, b, gold = dev.a[: args.limit], dev.b[: args.limit], np.asarray(dev.gold[: args.limit])
     t0 = time.time()
-    rows = []
-    for spec in args.model:
-        name, sep, folder = spec.partition("=")
-        if not sep or not Path(folder).is_dir():
-            p.error(f"--model {spec}: expected NAME=DIR with an existing model folder")
-        rows.append(compare(name, Path(folder), a, b, gold))
+    rows = [compare(name, folder, a, b, gold)
+            for name, folder in model_folders(p, args.model).items()]
     cols = ["model", "dev r fp32", "dev r fp16", "max |dcos|", "mean |dcos|", "MB fp32",
             "MB fp16"]
     shown = [{c: (f"{r[c]:.2e}" if "dcos" in c else f"{r[c]:.2f}" if isinstance(r[c], float)

@@ -33,6 +33,7 @@ LICENCES = {  # the training data's terms (../shared/data/README.md)
               "(CC BY-SA 4.0), TICO-19 (CC0 1.0), Bible versions (public domain)",
     "captions": "Multi30k (research, non-commercial: Flickr terms)",
 }
+FLOAT32 = "- weights: float32 (`model.safetensors`)"  # the card's weights line without --fp16
 # the card's default sentence on what the model is for (--purpose)
 PURPOSE = "English sentences are its main target (STS)"
 COLUMNS = ("year mean", "all-24", "STSB dev", "STSB test", "SICK-R", "STS17 en-en",
@@ -116,13 +117,14 @@ def vocabulary_sentence(tokens: set, sample: int, pairs: int, languages: int) ->
 
 
 def card(name: str, config: dict, summary: dict, train_config: Path, quality: Path,
-         purpose: str = PURPOSE, weights: str = "- weights: float32 (`model.safetensors`)",
+         purpose: str = PURPOSE, weights: str = FLOAT32,
          rows: dict[int, int] | None = None) -> str:
     """The model card; ``rows``: each part's embedding-table rows (its vocabulary as fitted,
     which can be under the configured ``vocab_size``)."""
     from paralib.config import load_config
 
-    sources = sorted({s.kind for s in load_config(train_config).train.sources})
+    train = load_config(train_config).train
+    sources = sorted({s.kind for s in train.sources})
     command = ("paralib decontaminate --config configs/bitext-all.yaml && "
                if "corpus" in sources else "") + f"paralib train --config {train_config}"
     earlier = corpus_removals(train_config)
@@ -134,7 +136,7 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
     removed_text = (", ".join(f"{k} {v:,}" for k, v in removed.items()) or "none"
                     if isinstance(removed, dict) else str(removed))
     tokens = {p.get("tokens") for p in config["model"]["parts"]}
-    vocabulary = vocabulary_sentence(tokens, load_config(train_config).train.vocab_sample,
+    vocabulary = vocabulary_sentence(tokens, train.vocab_sample,
                                      summary.get("pairs", 0), len(langs))
     rows = rows or {}
     parts = ", ".join(f"{p.get('encoder')}({p.get('tokens')}, vocabulary "
@@ -189,9 +191,7 @@ def main() -> None:
     src = Path(args.folder)
     dst = ROOT / "models" / args.name
     check_replaceable(dst)  # only a model folder paralib made is replaced
-    weights = "- weights: float32 (`model.safetensors`)"
-    if args.fp16:
-        weights = fp16_line(args.name, Path(args.fp16_report))
+    weights = fp16_line(args.name, Path(args.fp16_report)) if args.fp16 else FLOAT32
     tmp = Path(tempfile.mkdtemp(dir=dst.parent, prefix=".paralib-"))
     for item in KEEP:
         path = src / item
