@@ -17,7 +17,6 @@ the model is not needed).
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -70,6 +69,7 @@ def train_model(cfg: Config, engine: str = "ray", trained: bool = True, progress
     Ray Train resumes a run of the same name from its latest checkpoint; with a
     ``train_key`` that is kept for an interrupted run of this very config (its key file in
     the model's folder), never for checkpoints of another one."""
+    from paralib.train.identity import check_run
     from paralib.train.run import train, train_local
 
     if engine == "ray" and trained:
@@ -77,7 +77,9 @@ def train_model(cfg: Config, engine: str = "ray", trained: bool = True, progress
             run_dir = Path(cfg.train.storage_path) / cfg.train.name
             key = Path(cfg.train.output).parent / KEY_FILE
             if run_dir.exists() and (not key.is_file() or key.read_text() != train_key):
-                shutil.rmtree(run_dir)
+                # another config's checkpoints: start over, deleting only a run folder that
+                # paralib train made (a folder without its marker stops the run instead)
+                check_run(cfg.train, str(run_dir), fresh=True)
             key.write_text(train_key)
         summary = train(cfg, progress=progress, callbacks=callbacks, fresh=fresh)
         summary.engine, summary.trained = "ray", True

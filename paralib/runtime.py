@@ -134,6 +134,24 @@ def watch(items: Iterable[T], timeout_s: float | None, what: str,
         stop.set()
 
 
+def ray_results(refs: list, timeout_s: float | None, what: str) -> list:
+    """The results of the Ray object refs ``refs``, in the order they finish; when none
+    finishes for ``timeout_s`` seconds, :class:`StallError` (:func:`watch`) names ``what``
+    and how many have finished, instead of a ``ray.get`` that waits forever."""
+    import ray
+
+    got: list = []
+
+    def finished() -> Iterator:
+        waiting = list(refs)
+        while waiting:
+            ready, waiting = ray.wait(waiting, num_returns=1)
+            yield ray.get(ready[0])
+
+    got.extend(watch(finished(), timeout_s, what, lambda: f"{len(got)} of {len(refs)} done"))
+    return got
+
+
 def call_watched(fn: Callable[[], T], timeout_s: float | None, what: str,
                  progress: Callable[[], object], state: Callable[[], str] = lambda: "",
                  on_stall: Callable[[], None] = lambda: None, why: str = RAY_STUCK,

@@ -50,7 +50,7 @@ from paralib.io.stage import (
     write_parts,
 )
 from paralib.paths import data_root
-from paralib.runtime import check_fits, init_ray
+from paralib.runtime import check_fits, init_ray, ray_results, stall_timeout
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +184,8 @@ def remove_duplicates(out: str, keys: list[str], s3: S3Options | None,
         if mask.any():
             todo.setdefault(key, []).append((path, mask.copy()))
     task = ray.remote(num_cpus=0.25)(drop_repeats)
-    moved = sum(ray.get([task.remote(out, key, masks, s3) for key, masks in todo.items()]))
+    refs = [task.remote(out, key, masks, s3) for key, masks in todo.items()]
+    moved = sum(ray_results(refs, stall_timeout(), "decontaminate: removing repeated pairs"))
     report.rows_out -= moved
     report.hypotheses -= moved
     report.rows_rejected += moved

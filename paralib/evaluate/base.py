@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from paralib.console import log_to_file
 from paralib.evaluate.common import Settings, error, missing, not_applicable, skipped
 from paralib.evaluate.evalmodel import EvalModel
 from paralib.evaluate.loaders import MissingDataError
@@ -67,6 +68,7 @@ class Task:
             try:
                 sets[name] = {"status": "ok", **self.run_set(model, name, data)}
             except Exception as exc:  # one failing set must not stop the run
+                log_to_file(f"{self.name}/{name} failed for {model.name}", exc)
                 sets[name] = error(exc)
         return {"status": overall_status(sets), "sets": sets, **self.summarise(sets)}
 

@@ -12,6 +12,7 @@ the folder's name). A model folder is a paralib model, a sentence-transformers f
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from paralib.commands import Command
@@ -126,7 +127,27 @@ def run(args: argparse.Namespace) -> int:
     print("\n".join(summary(report)))
     files = EvalReport.load(report).files or {}
     print(f"report: {files['html']} (also {files['markdown']}, {files['json']})")
+    failed = failures(report)
+    if failed:
+        print(f"paralib evaluate: {len(failed)} evaluation(s) failed (their messages are in "
+              f"the report, their tracebacks in the run's log): {'; '.join(failed[:5])}"
+              f"{'; ...' if len(failed) > 5 else ''}", file=sys.stderr)
+        return 1
     return 0
+
+
+def failures(report: dict | EvalReport) -> list[str]:
+    """``suite/set model: message`` of every evaluation that raised (status ``error``), a
+    whole suite's or one set's; missing data and uncovered languages are not failures."""
+    out = []
+    for suite, task in EvalReport.load(report).tasks.items():
+        for m, res in task.models.items():
+            sets = [f"{suite}/{s} {m}: {e.get('message', '')}"
+                    for s, e in res.get("sets", {}).items() if e.get("status") == "error"]
+            if not sets and res.get("status") == "error":  # the whole suite failed
+                sets = [f"{suite} {m}: {res.get('message', '')}"]
+            out.extend(sets)
+    return out
 
 
 COMMANDS = (Command("evaluate", add_parser, run,

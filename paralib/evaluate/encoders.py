@@ -135,17 +135,12 @@ def random_sample_texts(data: Path, per_file: int = 10_000) -> list[str]:
 
 def _random(kind: str, vocab_size: int) -> Callable[[Path | None], EvalModel]:
     def build(data: Path | None) -> EvalModel:
-        try:
-            from paralib.models import random_encoder
-        except ImportError as e:
-            raise EvaluateError("random baselines need paralib.models.random_encoder, which "
-                                f"this installation lacks: {e}") from e
+        from paralib.models import random_encoder
         from paralib.paths import data_root
 
         texts = random_sample_texts(Path(data) if data else data_root())
-        extra = {"languages": RANDOM_SAMPLE_LANGS} if "languages" in \
-            inspect.signature(random_encoder).parameters else {}
-        enc = random_encoder(kind, texts, vocab_size=vocab_size, dim=300, seed=0, **extra)
+        enc = random_encoder(kind, texts, vocab_size=vocab_size, dim=300, seed=0,
+                             languages=RANDOM_SAMPLE_LANGS)
         desc = (f"random {kind.upper()} encoder, vocabulary {vocab_size:,} from "
                 f"{len(texts):,} sentences, 300 dimensions, N(0, 1) (2019 Table 2)")
         return EvalModel("", enc, RANDOM_SAMPLE_LANGS, None, desc)

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from paralib.console import log_to_file
 from paralib.evaluate.base import Task, overall_status, register
 from paralib.evaluate.common import error, missing, not_applicable, skipped
 from paralib.evaluate.encode import encode_texts
@@ -73,7 +74,8 @@ class Tatoeba(Task):
                 sets[name] = {"status": "ok", "n": len(xs), "files": files,
                               "xx->en": retrieval_accuracy(ex, ee),
                               "en->xx": retrieval_accuracy(ee, ex)}
-            except Exception as exc:
+            except Exception as exc:  # one failing language must not stop the others
+                log_to_file(f"{self.name}/{name} failed for {model.name}", exc)
                 sets[name] = error(exc)
         return {"status": overall_status(sets), "sets": sets}
 

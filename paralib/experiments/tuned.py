@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paralib.config import Config
+from paralib.console import log_to_file
 from paralib.contracts import RunRecord
 from paralib.experiments.metrics import MetricError, read_metric
 from paralib.experiments.records import RECORD, RecordStore, read_record, write_record
@@ -130,6 +131,7 @@ def _candidate(cand: RunPlan, progress: bool, store: RecordStore) -> RunRecord:
         make_model(cand.config, rec, **making(cand, progress, previous=old, need_model=False))
     except Exception as exc:  # a candidate that cannot be made is left out of the choice
         log.warning("tune candidate %s failed: %s", cand.folder, exc)
+        log_to_file(f"tune candidate {cand.folder} failed", exc)
         rec.status, rec.message = "error", f"{type(exc).__name__}: {exc}"
         rec.reused, rec.too_few_pairs = False, isinstance(exc, SelectError)
     write_record(cand.folder, rec, store)

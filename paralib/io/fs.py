@@ -283,8 +283,12 @@ def download_dir(remote: str, local: str | Path, s3: S3Options | None = None) ->
     """Copy the folder (or the one file) at ``remote`` into the local folder ``local``."""
     filesystem, base, files, _ = _remote_files(remote, s3)
     dest = Path(local)
+    root = dest.resolve()
     for info in files:
         target = dest / info.path[len(base):].lstrip("/")
+        if not target.resolve().is_relative_to(root):  # a key such as "models/../../x"
+            raise ValueError(f"{remote}: the object {info.path!r} would be written outside "
+                             f"{dest}; expected object names without '..' parts")
         target.parent.mkdir(parents=True, exist_ok=True)
         with filesystem.open_input_stream(info.path) as f, open(target, "wb") as out:
             shutil.copyfileobj(f, out, 1 << 20)

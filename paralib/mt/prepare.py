@@ -42,6 +42,9 @@ from paralib.mt.store import META, TokenStore, write_store
 from paralib.mt.vocab import JointVocab, train_vocab
 
 PREPARED = "prepared.json"
+# written into ``mt.output`` when paralib starts using it: the folders it replaces there
+# (``data/pairs``, ``vocab``) are deleted only under this marker or a finished preparation
+MADE_BY = "paralib-mt.json"
 
 
 class PreparedError(ConfigurationError, ValueError):
@@ -99,6 +102,18 @@ def resolved_config(cfg: MTTrainConfig, inputs: list) -> dict:
     return {"mt": dump}
 
 
+def claim_output(out: Path) -> None:
+    """Mark ``out`` as paralib's MT folder, or stop when it holds files paralib did not make
+    (neither :data:`MADE_BY` nor :data:`PREPARED`): preparing deletes and rewrites folders in
+    it, and nothing paralib did not create is ever deleted."""
+    if out.is_dir() and any(out.iterdir()) and not (
+            (out / MADE_BY).is_file() or (out / PREPARED).is_file()):
+        raise PreparedError(f"mt.output {out} holds files that paralib did not make (no "
+                            f"{MADE_BY}); give mt.output a new or empty folder")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MADE_BY).write_text(json.dumps({"made_by": "paralib mt"}) + "\n")
+
+
 def prepare(cfg: MTTrainConfig, progress: bool = True
             ) -> tuple[TokenStore, TokenStore | None, JointVocab, dict]:
     """The training store, the validation store (or None), the vocabulary and the counts of
@@ -127,6 +142,7 @@ def prepare(cfg: MTTrainConfig, progress: bool = True
         from paralib.paths import data_root
 
         index = EvalIndex.cached(data_root())
+    claim_output(out)
     skipped: Counter = Counter()
     staging = data / "pairs"
     shutil.rmtree(staging, ignore_errors=True)  # paralib's own staging folder

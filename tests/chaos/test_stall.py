@@ -17,7 +17,7 @@ import pytest
 from paralib.config import Config
 from paralib.corpora.captions import TASK2, write_caption_pairs
 from paralib.io.fs import S3Options
-from paralib.runtime import StallError, call_watched, watch
+from paralib.runtime import StallError, call_watched, ray_results, watch
 from paralib.train.run import train
 
 
@@ -47,6 +47,25 @@ def test_watch_passes_items_through_and_fails_on_a_stall():
         list(watch(broken(), 5, "score"))
     assert list(watch(iter(range(5)), 5, "score")) == [0, 1, 2, 3, 4]
     assert list(watch(iter(range(3)), None, "score")) == [0, 1, 2]
+
+
+def test_ray_results_come_as_tasks_finish_and_fail_on_a_stall(ray_session):
+    """The wait of decontamination's repeat removal: results of finished tasks, and a task
+    that no node can run (3 CPUs on a 2-CPU session) is a stall, not a wait forever."""
+
+    def _square(x: int) -> int:  # defined here: Ray ships it by value, not by import
+        return x * x
+
+    quick = ray_session.remote(num_cpus=0.25)(_square)
+    assert sorted(ray_results([quick.remote(x) for x in range(4)], 30, "squares")) == [0, 1,
+                                                                                      4, 9]
+    never = ray_session.remote(num_cpus=3)(_square)
+    refs = [quick.remote(2), quick.remote(3), never.remote(4)]
+    t0 = time.monotonic()
+    with pytest.raises(StallError, match=r"repeats: no progress for 2 s \(2 of 3 done\)"):
+        ray_results(refs, 2, "repeats")
+    assert time.monotonic() - t0 < 30
+    ray_session.cancel(refs[2], force=True)
 
 
 def test_a_stage_stuck_on_resources_fails_with_a_message(m30k, tmp_path):

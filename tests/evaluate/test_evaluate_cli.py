@@ -49,3 +49,28 @@ def test_baselines_run(tmp_path, data_dir, capsys):
     assert "sick       glove" in printed and str(out / "report.html") in printed
     saved = json.loads((out / "report.json").read_text())
     assert set(saved["tasks"]["sick"]["models"]) == {"glove", "bleu"}
+
+
+def test_a_failed_evaluation_is_a_nonzero_exit_that_names_it(tmp_path, data_dir, capsys,
+                                                            monkeypatch):
+    """A set whose evaluation raised is kept in the report as an error row and makes the
+    command exit 1 with one line naming it; the report is still written."""
+    from paralib.evaluate.sts import SICK
+
+    def broken(self, model, set_name, data):
+        raise RuntimeError(f"scorer broke on {set_name}")
+
+    monkeypatch.setattr(SICK, "run_set", broken)
+    out = tmp_path / "out"
+    argv = ["--baseline", "bleu", "--suite", "sick", "--out", str(out), "--data",
+            str(data_dir), "--no-progress"]
+    assert cli.run(_parse(argv)) == 1
+    err = capsys.readouterr().err
+    assert "2 evaluation(s) failed" in err
+    assert "sick/train bleu: RuntimeError: scorer broke on train" in err
+    assert "sick/trial bleu: RuntimeError: scorer broke on trial" in err
+    saved = json.loads((out / "report.json").read_text())
+    sets = saved["tasks"]["sick"]["models"]["bleu"]["sets"]
+    assert [s["status"] for s in sets.values()] == ["error", "error"]
+    assert cli.failures({"tasks": {"sts": {"models": {"m": {
+        "status": "error", "message": "OSError: unreadable"}}}}}) == ["sts m: OSError: unreadable"]

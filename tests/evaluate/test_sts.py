@@ -76,3 +76,36 @@ def test_missing_set_is_reported_and_others_run(tmp_path, data_dir, glove):
     assert res["sets"]["2014 headlines"]["status"] == "ok"
     assert res["years"]["2014"]["datasets"] == 5 and res["all"]["datasets"] == 5
     assert res["years"]["2012"]["pearson"] is None
+
+
+def test_a_failing_set_is_an_error_row_and_its_traceback_goes_to_the_log(tmp_path):
+    """One set that raises does not stop the others; its row says what failed, and the run's
+    log file (not the terminal) keeps the traceback."""
+    from paralib import console
+    from paralib.evaluate.base import Task
+    from paralib.evaluate.evalmodel import EvalModel
+
+    class Flaky(Task):
+        name, title, paper = "flaky", "Flaky", "none"
+
+        def run_set(self, model, set_name, data):
+            if set_name == "bad":
+                raise ValueError(f"cannot score {data}")
+            return {"pearson": 1.0}
+
+    class Ones:
+        def encode(self, sentences, batch_size=256, normalize=False, lang=None):
+            return np.ones((len(sentences), 2))
+
+    model = EvalModel("m", Ones(), ("en",))
+    c = console.configure(verbose=False, log_dir=tmp_path)
+    try:
+        out = Flaky(Settings(data=tmp_path)).run(model, {"good": 1, "bad": "row 7"})
+        c.handler.flush()
+    finally:
+        console.reset()
+    assert out["status"] == "ok" and out["sets"]["good"] == {"status": "ok", "pearson": 1.0}
+    assert out["sets"]["bad"]["status"] == "error"
+    assert "ValueError: cannot score row 7" in out["sets"]["bad"]["message"]
+    log = (tmp_path / console.LOG_FILE).read_text()
+    assert "flaky/bad failed for m" in log and "Traceback" in log and "row 7" in log

@@ -70,3 +70,14 @@ def test_output_dir_uploads_only_on_success(bucket, s3_options, tmp_path):
     assert not fs.exists(f"{bucket}/out/bad/half.bin", s3_options)
     with fs.output_dir(str(tmp_path / "local"), s3_options) as out:  # local: the folder itself
         assert out == tmp_path / "local" and out.is_dir()
+
+
+def test_an_object_name_that_climbs_out_is_refused(bucket, s3_options, tmp_path):
+    """A key with '..' parts (S3 allows any name) cannot write outside the local folder."""
+    client = s3_options.client()
+    client.put_object(Bucket=BUCKET, Key="evil/ok.txt", Body=b"fine")
+    client.put_object(Bucket=BUCKET, Key="evil/../../escaped.txt", Body=b"bad")
+    with pytest.raises(ValueError, match=r"would be written outside .*without '\.\.' parts"):
+        fs.download_dir(f"{bucket}/evil", tmp_path / "in" / "dest", s3_options)
+    assert not (tmp_path / "escaped.txt").exists()
+    assert not (tmp_path / "in" / "escaped.txt").exists()

@@ -116,3 +116,21 @@ def test_a_planted_checkpoint_runs_no_code(planted, tmp_path):
     with pytest.raises(pickle.UnpicklingError):
         train_mt(planted, progress=False, convert_models=False)
     assert not ran.exists()
+
+
+def test_an_output_folder_paralib_did_not_make_is_left_alone(planted):
+    out = Path(planted.output)
+    (out / "vocab").mkdir(parents=True)
+    (out / "vocab" / "notes.txt").write_text("a user's file")
+    with pytest.raises(PreparedError, match="holds files that paralib did not make"):
+        prepare(planted, progress=False)
+    assert (out / "vocab" / "notes.txt").read_text() == "a user's file"
+    # a folder paralib prepared before is its own: prepared again in place
+    (out / "vocab" / "notes.txt").unlink()
+    (out / "vocab").rmdir()
+    prepare(planted, progress=False)
+    assert (out / "paralib-mt.json").is_file()
+    other = planted.model_copy(update={"max_len": 40})
+    prepare(other, progress=False)
+    assert json.loads((out / "prepared.json").read_text())["fingerprint"] == \
+        data_fingerprint(other)
