@@ -20,6 +20,14 @@ from paralib.experiments.spec import ExperimentError
 LOCK_NAME = ".run.lock"
 
 
+class ExperimentBusy(ExperimentError):
+    """The experiment's folder is held by another invocation."""
+
+    hint = ("one invocation per experiment and output folder at a time: wait for the other "
+            "to end, or give this one its own --out (finished runs are shared through the "
+            "records)")
+
+
 @contextlib.contextmanager
 def run_lock(folder: Path, what: str) -> Iterator[None]:
     """Hold ``folder``'s run lock while the block runs; ``what`` names it in the error."""
@@ -28,7 +36,7 @@ def run_lock(folder: Path, what: str) -> Iterator[None]:
     try:
         lock.acquire()
     except Timeout:
-        raise ExperimentError(f"{what} is already running in another process (lock "
+        raise ExperimentBusy(f"{what} is already running in another process (lock "
                               f"{folder / LOCK_NAME}); wait for it to end") from None
     try:
         yield

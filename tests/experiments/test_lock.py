@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from paralib.experiments.lock import LOCK_NAME, run_lock
+from paralib.experiments.lock import LOCK_NAME, ExperimentBusy, run_lock
 from paralib.experiments.spec import ExperimentError
 
 
@@ -17,7 +17,7 @@ def test_a_second_holder_stops_with_a_message(tmp_path):
     folder = tmp_path / "noise"
     held = r"experiment noise is already running in another process \(lock .*" \
         r"noise/\.run\.lock\); wait for it to end"
-    with run_lock(folder, "experiment noise"), pytest.raises(ExperimentError, match=held), \
+    with run_lock(folder, "experiment noise"), pytest.raises(ExperimentBusy, match=held), \
             run_lock(folder, "experiment noise"):
         pass
     with run_lock(folder, "experiment noise"):  # released on exit
@@ -58,3 +58,15 @@ def test_the_lock_goes_with_a_killed_process(tmp_path):
                 raise
             time.sleep(0.1)
     assert (folder / LOCK_NAME).is_file()
+
+
+def test_the_command_line_names_the_lock_and_how_to_run_beside_it(tmp_path, capsys):
+    from paralib.cli import main
+
+    with run_lock(tmp_path / "noise", "experiment noise"):
+        assert main(["experiment", "noise", "--smoke", "--out", str(tmp_path),
+                     "--log-dir", str(tmp_path / "logs")]) == 2
+    err = capsys.readouterr().err
+    assert "experiment noise is already running in another process" in err
+    assert "hint: one invocation per experiment and output folder" in err
+    assert "its own --out" in err and "Traceback" not in err
