@@ -44,7 +44,7 @@ def test_the_semihard_variant_is_experiment_7_with_only_its_negatives_changed(tr
         {k: v for k, v in tree["sizes"]["full"].items() if k != "skip"}
     runs = [r for r in plan_runs(load_experiment("mega-batching-semihard"), "full", tmp_path)
             if not r.skipped]
-    assert len(runs) == 6 and all(r.config.train.negatives == "semihard" for r in runs)
+    assert len(runs) == 7 and all(r.config.train.negatives == "semihard" for r in runs)
 
 
 def test_an_experiment_with_unmet_needs_says_what_it_needs(tree, tmp_path):
