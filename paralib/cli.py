@@ -1,7 +1,7 @@
 """The ``paralib`` command line: one subcommand per stage, each ``--config FILE --set k=v``.
 
-Jobs under ``jobs/`` call :func:`main` with a fixed subcommand, so that
-``ray job submit -- python jobs/backtranslate.py --config X`` is ``paralib backtranslate
+``jobs/run.py`` calls :func:`main` with its arguments, so that
+``ray job submit -- python jobs/run.py backtranslate --config X`` is ``paralib backtranslate
 --config X`` on a cluster.
 """
 

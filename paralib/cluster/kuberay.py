@@ -10,7 +10,7 @@ image and resource requests or limits). On top of the schema:
 - ``rayStartParams`` are strings, and ``resources`` there decodes to a mapping of numbers;
 - ``rayVersion`` is the pinned Ray, and every image tag names that version;
 - paralib's shape: in-tree autoscaling, a GPU group starting at 0 and a CPU group;
-- a ``RayJob`` entrypoint runs an existing ``jobs/<stage>.py`` with an existing ``--config``.
+- a ``RayJob`` entrypoint runs ``jobs/run.py STAGE`` with an existing ``--config``.
 """
 
 from __future__ import annotations
@@ -271,18 +271,22 @@ def _check_job(spec: RayJobSpec, source: str, prefix: str) -> None:
 
 
 def _check_entrypoint(entrypoint: str, source: str, at: str) -> None:
-    """The entrypoint runs ``jobs/<stage>.py`` of this repository with a config it holds."""
+    """The entrypoint runs ``jobs/run.py STAGE`` of this repository with a config it holds."""
     try:
         tokens = shlex.split(entrypoint)
     except ValueError as exc:
         raise ClusterConfigError(source, at, f"cannot be parsed as a command: {exc}") from None
-    scripts = [t for t in tokens if re.search(r"(^|/)jobs/[A-Za-z0-9_]+\.py$", t)]
+    scripts = [i for i, t in enumerate(tokens) if re.search(r"(^|/)jobs/[A-Za-z0-9_]+\.py$", t)]
     if not scripts:
-        raise ClusterConfigError(source, at, "must run one of paralib's jobs/<stage>.py")
-    for script in scripts:
-        name = script.rsplit("jobs/", 1)[1]
+        raise ClusterConfigError(source, at, "must run paralib's jobs/run.py STAGE")
+    for i in scripts:
+        name = tokens[i].rsplit("jobs/", 1)[1]
         if not (PROJECT_ROOT / "jobs" / name).is_file():
-            raise ClusterConfigError(source, at, f"jobs/{name} does not exist")
+            raise ClusterConfigError(source, at, f"jobs/{name} does not exist; stages run as "
+                                     "jobs/run.py STAGE")
+        if i + 1 >= len(tokens) or tokens[i + 1].startswith("-"):
+            raise ClusterConfigError(source, at, f"jobs/{name} needs a stage: jobs/run.py "
+                                     "STAGE --config FILE")
     for flag in ("--config", "-c"):
         if flag in tokens:
             i = tokens.index(flag)

@@ -38,7 +38,7 @@ def test_shipped_manifests_validate():
         assert gpu.template.spec.containers[0].resources.limits["nvidia.com/gpu"] == 1
         assert "translate" in gpu.rayStartParams["resources"]
         assert "nvidia.com/gpu" not in groups["cpu"].template.spec.containers[0].resources.limits
-    assert job.spec.entrypoint.startswith("python jobs/backtranslate.py --config ")
+    assert job.spec.entrypoint.startswith("python jobs/run.py backtranslate --config ")
     assert job.spec.shutdownAfterJobFinishes is True
     assert yaml.safe_load(job.spec.runtimeEnvYAML)["working_dir"] == "/home/ray/paralib"
     # validate_cluster_file tells manifests from launcher configs by their content
@@ -132,10 +132,12 @@ def test_clusters_of_another_shape(tmp_path, mutate, field, words):
 @pytest.mark.parametrize(("mutate", "field", "words"), [
     (lambda d: d["spec"].pop("entrypoint"), "spec.entrypoint", "Field required"),
     (lambda d: d["spec"].update(entrypoint="python train.py"), "spec.entrypoint",
-     "jobs/<stage>.py"),
+     "jobs/run.py STAGE"),
     (lambda d: d["spec"].update(entrypoint="python jobs/nope.py --config x.yaml"),
      "spec.entrypoint", "jobs/nope.py does not exist"),
-    (lambda d: d["spec"].update(entrypoint="python jobs/backtranslate.py --config nope.yaml"),
+    (lambda d: d["spec"].update(entrypoint="python jobs/run.py --config x.yaml"),
+     "spec.entrypoint", "jobs/run.py needs a stage"),
+    (lambda d: d["spec"].update(entrypoint="python jobs/run.py backtranslate --config nope.yaml"),
      "spec.entrypoint", "config nope.yaml is not in the repository"),
     (lambda d: d["spec"].update(runtimeEnvYAML="- a list"), "spec.runtimeEnvYAML",
      "must be a YAML mapping"),
@@ -146,8 +148,8 @@ def test_clusters_of_another_shape(tmp_path, mutate, field, words):
      "spec.rayClusterSpec.workerGroupSpecs[0].replicas", "outside"),
     (lambda d: d["spec"]["rayClusterSpec"].update(rayVersion="2.59.0"),
      "spec.rayClusterSpec.rayVersion", "not the pinned Ray"),
-], ids=["no-entrypoint", "not-a-job", "missing-job", "missing-config", "env-not-mapping",
-        "submission-mode", "no-cluster", "nested-replicas", "nested-version"])
+], ids=["no-entrypoint", "not-a-job", "missing-job", "no-stage", "missing-config",
+        "env-not-mapping", "submission-mode", "no-cluster", "nested-replicas", "nested-version"])
 def test_broken_rayjob(tmp_path, mutate, field, words):
     doc = load("rayjob.yaml")
     mutate(doc)

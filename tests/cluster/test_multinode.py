@@ -5,7 +5,7 @@ default run has the cheap two-node version (test_multinode_fast.py).
 Each job runs back-translation as ``ray job submit --working-dir .`` would: the working tree
 is uploaded, the driver joins the cluster through ``RAY_ADDRESS``, and the shipped
 ``models/de-en`` translates 200 Multi30k sentences. The entrypoint is ``python -m paralib
-backtranslate``, the command ``jobs/backtranslate.py`` runs (see test_job_entrypoints.py for
+backtranslate``, the command ``jobs/run.py backtranslate`` runs (see test_job_entrypoints.py for
 why not the script itself yet).
 """
 

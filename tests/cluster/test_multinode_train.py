@@ -1,5 +1,5 @@
 """Ray Train workers on several nodes of a real multi-node cluster on this machine: a job
-submitted through the job server runs ``jobs/train.py`` with two DDP workers of one CPU each
+submitted through the job server runs ``jobs/run.py train`` with two DDP workers of one CPU each
 on nodes of one CPU each, so they must land on different nodes."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def test_training_workers_run_on_several_nodes(multinode, tmp_path):
     path = tmp_path / "train.yaml"
     path.write_text(yaml.safe_dump(config))
     result = multinode.submit(
-        f"{sys.executable} jobs/train.py --config {path} --no-progress",
+        f"{sys.executable} jobs/run.py train --config {path} --no-progress",
         runtime_env={"working_dir": str(PROJECT_ROOT),
                      # the job runs from a copy of the working tree, where ../shared/data
                      # (the STS sets) is not: name the data folder
