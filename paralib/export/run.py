@@ -1,13 +1,17 @@
 """``export(model_path, out, to)``: write a paralib model folder as a sentence-transformers or
 model2vec folder.
 
-The output folder is written beside ``out`` and moved there at the end; an existing ``out`` is
-replaced only when paralib made it (:mod:`paralib.models.folder`: its marker, or an empty
-folder), and never when it is, holds or lies inside the model folder itself.
+The output folder is written beside ``out`` and moved there at the end. An existing ``out`` is
+replaced only when an earlier ``paralib export`` made it (its :data:`EXPORT_MARKER` says
+``"stage": "export"``) or it is an empty folder: never a trained model folder, a file or a
+folder of the user's, and never when it is, holds or lies inside the model folder itself.
+The folder and its files get the modes the umask gives, as training output does.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -15,11 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paralib.export.errors import ExportError
-from paralib.models.folder import MARKER, made_by_paralib, mark, replace_with
+from paralib.models.folder import CONFIG, FORMAT, MARKER
 
 if TYPE_CHECKING:
     from paralib.models.pretrained import SentenceEncoder
 
+EXPORT_MARKER = ".paralib-export"
+"""The file that says ``paralib export`` wrote a folder (JSON, ``"stage": "export"``)."""
 TARGETS = ("sentence-transformers", "model2vec")
 
 
@@ -35,16 +41,91 @@ class Exported:
     dim: int
 
 
+def made_by_export(folder: Path) -> bool:
+    """Whether ``folder`` holds the marker of an earlier ``paralib export``."""
+    try:
+        return json.loads((folder / EXPORT_MARKER).read_text()).get("stage") == "export"
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _is_trained_model(folder: Path) -> bool:
+    """Whether ``folder`` is a paralib model folder (``paralib train``'s or a shipped one)."""
+    if (folder / MARKER).is_file():
+        return True
+    try:
+        return json.loads((folder / CONFIG).read_text()).get("format") == FORMAT
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _what_blocks(out: Path) -> str | None:
+    """Why ``out`` may not be replaced by an export (what it is), or ``None`` when it may."""
+    for parent in out.parents:
+        if parent.exists() or parent.is_symlink():
+            if not parent.is_dir():
+                return f"lies under {parent}, which is a file, not a folder"
+            break
+    if out.is_symlink():
+        return "is a symbolic link"
+    if not out.exists():
+        return None
+    if not out.is_dir():
+        return "is a file"
+    if _is_trained_model(out):
+        return "is a paralib model folder (a trained or shipped model), which export never replaces"
+    if made_by_export(out) or not any(out.iterdir()):
+        return None
+    return (f"is a folder of yours (paralib did not make it: no {EXPORT_MARKER} marker), which "
+            "export never replaces")
+
+
 def check_out(model: Path, out: Path) -> None:
-    """Raise :class:`ExportError` when ``out`` may not be written."""
+    """Raise :class:`ExportError` when ``out`` may not be written: it is, holds or lies inside
+    the model folder, or it exists and is not an earlier export or an empty folder."""
     src, dst = model.resolve(), out.resolve()
     if dst == src or dst in src.parents or src in dst.parents:
         raise ExportError(f"output folder {out} is, holds or lies inside the model folder "
                           f"{model}: expected a folder of its own")
-    if out.exists() and not (out.is_dir() and made_by_paralib(out)):
-        raise ExportError(f"output folder {out} exists and paralib did not make it (no "
-                          f"{MARKER}): paralib export never replaces it; expected a new or "
-                          "empty folder, or one paralib wrote")
+    why = _what_blocks(out)
+    if why is not None:
+        raise ExportError(f"output folder {out} {why}: expected a new path, an empty folder "
+                          "or a folder an earlier paralib export wrote")
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it, then setting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _follow_umask(root: Path) -> None:
+    """Give ``root`` and everything in it the modes a plain ``mkdir`` / ``open`` would under
+    the umask (``mkdtemp`` makes 0700, some writers 0600)."""
+    mask = _umask()
+    os.chmod(root, 0o777 & ~mask)
+    for folder, dirs, files in os.walk(root):
+        for d in dirs:
+            os.chmod(os.path.join(folder, d), 0o777 & ~mask)
+        for f in files:
+            path = os.path.join(folder, f)
+            executable = os.stat(path).st_mode & 0o111
+            os.chmod(path, (0o777 if executable else 0o666) & ~mask)
+
+
+def _swap(model: Path, new: Path, out: Path) -> None:
+    """Move the finished folder ``new`` to ``out``, replacing an earlier export there (checked
+    again just before: the old one is moved aside first and deleted only once ``new`` is
+    in its place)."""
+    check_out(model, out)
+    old = None
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+        os.replace(out, old / out.name)
+    os.replace(new, out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def export(model_path: str | Path, out: str | Path, to: str, name: str | None = None,
@@ -71,8 +152,10 @@ def export(model_path: str | Path, out: str | Path, to: str, name: str | None = 
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         module = _write(encoder, model, str(out), tmp, to, name, quality)
-        mark(tmp)
-        replace_with(tmp, out)
+        (tmp / EXPORT_MARKER).write_text(json.dumps(
+            {"made_by": "paralib", "stage": "export", "target": to, "model": str(model)}) + "\n")
+        _follow_umask(tmp)
+        _swap(model, tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
