@@ -23,7 +23,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description=__doc__.splitlines()[0])
     p.add_argument("model", metavar="MODEL", help="a paralib model folder")
     p.add_argument("out", metavar="OUT", help="the folder to write (an existing one is "
-                   "replaced only when paralib made it)")
+                   "replaced only when an earlier paralib export wrote it)")
     p.add_argument("--to", required=True, choices=TARGETS, help="the library to load it with")
     p.add_argument("--name", default=None, help="the model's name in the card and its row of "
                    "--quality (default: MODEL's folder name)")
