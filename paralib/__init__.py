@@ -1,22 +1,27 @@
 """paralib: paraphrastic sentence embeddings from bitext, as distributed batch jobs on Ray.
 
-Stages, one subpackage each: ``paralib.io`` (bitext in, shards out), ``paralib.mt``
-(translation models), ``paralib.translate`` (back-translation on Ray Data), ``paralib.filters``
-(scoring), ``paralib.select``, ``paralib.models`` (encoders), ``paralib.train`` (Ray Train),
-``paralib.evaluate``.
+The Python API, shaped like sentence-transformers' and model2vec's:
 
-``paralib.load(path)`` loads a trained encoder (torch on CPU, no Ray).
+- :func:`load` a shipped model by name (``"paralib-en"``) or a model folder;
+- :class:`SentenceEncoder`: ``encode``, ``similarity``, ``save``;
+- :func:`fit` an encoder on your own ``(sentence, paraphrase)`` pairs, without YAML.
+
+>>> import paralib
+>>> model = paralib.load("paralib-en")
+>>> model.similarity("A man plays a guitar.", "Someone is playing guitar.").shape
+(1, 1)
+
+The stages (back-translation, scoring, selection, training, evaluation, tuning) run as Ray
+jobs from the ``paralib`` command; each is one subpackage (docs/STAGES.md). Names are
+imported on first use, so ``import paralib`` imports neither torch nor Ray.
 """
 
-from __future__ import annotations
-
-from typing import Any
+from paralib.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
-
-def load(path: Any):
-    """Load a trained model folder; see :func:`paralib.models.load`."""
-    from paralib.models import load as _load
-
-    return _load(path)
+__all__, __getattr__ = lazy_exports(__name__, {
+    "paralib.models.pretrained": "SentenceEncoder load",
+    "paralib.models.shipped": "shipped_models",
+    "paralib.train.api": "fit",
+})

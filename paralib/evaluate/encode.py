@@ -27,7 +27,7 @@ def encode_texts(model: EvalModel, texts: list[str], lang: str, settings: Settin
         return encode_with_ray(model.source, texts, lang, settings)
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
-    emb = model.encoder.encode(list(texts), batch_size=settings.batch_size, lang=lang)
+    emb = model.encoder.encode(list(texts), batch_size=settings.batch_size)
     return np.asarray(emb, dtype=np.float32)
 
 
@@ -40,8 +40,7 @@ class EncodeActor:
         self.batch_size = batch_size
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        emb = self.encoder.encode([str(t) for t in batch["text"]], batch_size=self.batch_size,
-                                  lang=self.lang)
+        emb = self.encoder.encode([str(t) for t in batch["text"]], batch_size=self.batch_size)
         return {"id": batch["id"], "emb": np.asarray(emb, dtype=np.float32)}
 
 

@@ -48,14 +48,14 @@ class EncoderSource:
 
 class KwargsAdapter:
     """Make an ``encode(texts)``-only object (e.g. ``GloveAverageEncoder``) an :class:`Encoder`:
-    ``batch_size`` and ``lang`` are ignored, ``normalize`` is applied here."""
+    ``batch_size`` is ignored, ``normalize`` is applied here."""
 
     def __init__(self, inner: Any, languages: tuple[str, ...] = ("en",)):
         self.inner = inner
         self.languages = languages
 
-    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False,
-               lang: str | None = None) -> np.ndarray:
+    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False
+               ) -> np.ndarray:
         """Embeddings from the wrapped object (unit length when ``normalize``)."""
         emb = np.asarray(self.inner.encode(list(sentences)), dtype=np.float32)
         return unit_rows(emb) if normalize else emb

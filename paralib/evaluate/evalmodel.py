@@ -2,7 +2,7 @@
 them, :mod:`paralib.evaluate.peers` loads peers' folders, every suite takes an
 :class:`EvalModel`).
 
-An *encoder* is anything with ``encode(sentences, batch_size=256, normalize=False, lang=None)``
+An *encoder* is anything with ``encode(sentences, batch_size=256, normalize=False)``
 returning an ``(n, d)`` float array (:class:`Encoder`, the interface of
 ``paralib.models.load``). A *pair scorer* gives a similarity to sentence pairs directly
 (:class:`PairScorer`; sentence BLEU, 2018 Table 8): it takes part in the pair tasks (STS,
@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 class Encoder(Protocol):
     """A sentence encoder (``paralib.models.SentenceEncoder`` and the encoder baselines)."""
 
-    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False,
-               lang: str | None = None) -> np.ndarray:
+    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False
+               ) -> np.ndarray:
         """Embeddings of ``sentences`` as an ``(n, d)`` float array."""
         ...
 
@@ -87,9 +87,9 @@ class SentenceTransformerEncoder:
     def __init__(self, model, languages: tuple[str, ...] = ("en",)):
         self.model, self.languages = model, tuple(languages)
 
-    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False,
-               lang: str | None = None) -> np.ndarray:
-        """The model's sentence embeddings (``lang`` does not change them)."""
+    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False
+               ) -> np.ndarray:
+        """The model's sentence embeddings."""
         return np.asarray(self.model.encode(list(sentences), batch_size=batch_size,
                                             normalize_embeddings=normalize,
                                             convert_to_numpy=True, show_progress_bar=False),

@@ -71,9 +71,9 @@ class Model2VecEncoder:
         self.model = StaticModel.from_pretrained(str(folder))
         self.languages = tuple(languages)
 
-    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False,
-               lang: str | None = None) -> np.ndarray:
-        """The model's vectors (``lang`` does not change them)."""
+    def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False
+               ) -> np.ndarray:
+        """The model's vectors."""
         emb = np.asarray(self.model.encode(list(sentences), batch_size=batch_size),
                          dtype=np.float32)
         return unit_rows(emb) if normalize else emb

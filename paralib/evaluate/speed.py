@@ -57,9 +57,9 @@ class Speed(Task):
     def run_set(self, model: EvalModel, set_name: str, data: list[str]) -> dict:
         bs = self.settings.speed_batch_size
         enc = model.encoder
-        enc.encode(data[:bs], batch_size=bs, lang="en")
+        enc.encode(data[:bs], batch_size=bs)
         start = time.perf_counter()
-        emb = np.asarray(enc.encode(data, batch_size=bs, lang="en"))
+        emb = np.asarray(enc.encode(data, batch_size=bs))
         seconds = time.perf_counter() - start
         return {"sentences": len(data), "seconds": seconds,
                 "sentences_per_s": len(data) / seconds if seconds > 0 else None,

@@ -20,7 +20,7 @@ class HashTrigrams:
         self.table = np.random.default_rng(seed).standard_normal((buckets, dim)).astype(np.float32)
         self.buckets = buckets
 
-    def encode(self, sentences, batch_size=256, normalize=False, lang=None):
+    def encode(self, sentences, batch_size=256, normalize=False):
         out = np.zeros((len(sentences), self.table.shape[1]), np.float32)
         for i, s in enumerate(sentences):
             t = f"#{s.lower()}#"
@@ -39,7 +39,7 @@ class Planted:
     def __init__(self, table: dict[str, np.ndarray], dim: int):
         self.table, self.dim = table, dim
 
-    def encode(self, sentences, batch_size=256, normalize=False, lang=None):
+    def encode(self, sentences, batch_size=256, normalize=False):
         rows = []
         for s in sentences:
             v = self.table.get(s)

@@ -31,7 +31,7 @@ def test_encode_only_objects_are_adapted(glove):
 
     model = as_eval_model("plain", Plain())
     assert isinstance(model.encoder, KwargsAdapter) and model.languages == ("en",)
-    out = model.encoder.encode(["x"], batch_size=8, normalize=True, lang="en")
+    out = model.encoder.encode(["x"], batch_size=8, normalize=True)
     assert np.allclose(out, [[0.6, 0.8]])
     assert glove.source is not None and glove.source.kind == "baseline"
     with pytest.raises(EvaluateError, match="unknown baseline"):

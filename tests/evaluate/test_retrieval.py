@@ -33,7 +33,7 @@ def test_tatoeba_language_without_data_is_missing(settings):
     class Klingon:
         languages = ("en", "tlh")
 
-        def encode(self, sentences, batch_size=256, normalize=False, lang=None):
+        def encode(self, sentences, batch_size=256, normalize=False):
             return np.ones((len(sentences), 2), np.float32)
 
     res = Tatoeba(settings).run(as_eval_model("k", Klingon()), {})

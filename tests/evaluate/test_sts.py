@@ -94,7 +94,7 @@ def test_a_failing_set_is_an_error_row_and_its_traceback_goes_to_the_log(tmp_pat
             return {"pearson": 1.0}
 
     class Ones:
-        def encode(self, sentences, batch_size=256, normalize=False, lang=None):
+        def encode(self, sentences, batch_size=256, normalize=False):
             return np.ones((len(sentences), 2))
 
     model = EvalModel("m", Ones(), ("en",))

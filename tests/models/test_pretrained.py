@@ -34,15 +34,18 @@ def test_load_encode_round_trip(en_text, tmp_path):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     unit = enc.encode(texts, normalize=True)
     np.testing.assert_allclose(np.linalg.norm(unit[[0, 2]], axis=1), 1.0, rtol=1e-5)
-    sim = enc.similarity(["A dog runs.", "A dog runs."], ["A dog runs.", "Two women sit."])
+    sim = enc.similarity_pairwise(["A dog runs.", "A dog runs."],
+                                  ["A dog runs.", "Two women sit."])
     assert sim[0] == pytest.approx(1.0, abs=1e-5) and sim[1] < sim[0]
+    matrix = enc.similarity(["A dog runs.", "A dog runs."], ["A dog runs.", "Two women sit."])
+    np.testing.assert_allclose(np.diag(matrix), sim, rtol=1e-5, atol=1e-6)
     assert enc.languages == ("en",)
     assert {"config.json", "model.safetensors", "README.md"} <= {p.name for p in
                                                                   (tmp_path / "m").iterdir()}
 
 
 def test_incomplete_folder_and_foreign_weights(en_text, tmp_path):
-    with pytest.raises(ModelLoadError, match="does not exist"):
+    with pytest.raises(ModelLoadError, match="neither a folder nor a shipped model"):
         paralib.load(tmp_path / "nothing")
     _save(en_text, tmp_path / "a", [{"name": "sp", "vocab_size": 300, "dim": 16}])
     (tmp_path / "a" / "model.safetensors").unlink()

@@ -21,7 +21,7 @@ def test_paralib_en_loads_and_ranks_paraphrases_first():
     sims = vecs[:3] @ vecs[:3].T
     assert sims[0, 1] > sims[0, 2] + 0.2
     # cross-lingual: a German translation is nearer than an unrelated English sentence
-    de = model.encode(["Ein Mann spielt Gitarre."], normalize=True, lang="de")[0]
+    de = model.encode(["Ein Mann spielt Gitarre."], normalize=True)[0]
     assert de @ vecs[0] > vecs[2] @ vecs[0]
     assert {"en", "de", "fr", "es", "ru"} <= set(model.languages)
     card = (models_root() / "paralib-en" / "README.md").read_text()
@@ -45,7 +45,7 @@ def test_cross_lingual_models_load_and_retrieve_translations(name):
                "Meine Großmutter backt jeden Sonntag Brot."],
     }
     for lang, sentences in translations.items():
-        xx = model.encode(sentences, normalize=True, lang=lang)
+        xx = model.encode(sentences, normalize=True)
         # each translation retrieves its own English sentence among the three
         assert list((xx @ en.T).argmax(1)) == [0, 1, 2], lang
     assert {"en", "ar", "tr", "es", "de", "fr", "ru", "zh"} <= set(model.languages)
