@@ -26,7 +26,6 @@ from paralib.models.shipped import resolve
 from paralib.models.tokenizers import Tokenizer, TokenizerError
 
 
-
 class SentenceEncoder:
     """A trained paraphrastic encoder: ``encode``, ``similarity`` and ``save``, shaped like
     sentence-transformers' and model2vec's models (2017 §4, 2019 §2).
@@ -135,7 +134,7 @@ class SentenceEncoder:
         ...     bool(abs(again.encode("A dog.") - model.encode("A dog.")).max() < 1e-6)
         True
         """
-        card = self.card or f"# paralib model\n\nLoad with `paralib.load(path)`.\n"
+        card = self.card or "# paralib model\n\nLoad with `paralib.load(path)`.\n"
         return save_model(self.model, path, self.languages, self.info, card)
 
 

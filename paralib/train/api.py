@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-
 from pydantic import ValidationError
 
 from paralib.config import Config, ConfigError
