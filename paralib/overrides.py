@@ -20,7 +20,8 @@ import yaml
 from pydantic import BaseModel
 
 from paralib.errors import ConfigurationError
-from paralib.schema import models_in
+from paralib.redact import summary
+from paralib.schema import load_yaml, models_in
 
 
 class OverrideError(ConfigurationError, ValueError):
@@ -32,15 +33,16 @@ class UnknownKey(OverrideError):
 
 
 def parse(item: str, label: str = "--set") -> tuple[str, Any]:
-    """Parse ``a.b=value`` (the value read as YAML) into ``("a.b", value)``."""
+    """Parse ``a.b=value`` (the value read as YAML, :func:`paralib.schema.load_yaml`) into
+    ``("a.b", value)``."""
     key, eq, raw = item.partition("=")
     if not eq or not key.strip():
-        raise OverrideError(f"{label} expects key=value, got '{item}'")
+        raise OverrideError(f"{label} expects key=value, got {summary(item)}")
     try:
-        value = yaml.safe_load(raw) if raw != "" else ""
+        value = load_yaml(raw) if raw != "" else ""
     except yaml.YAMLError as exc:
-        raise OverrideError(f"{label} {key.strip()}: cannot read the value '{raw}' as YAML: "
-                            f"{exc}") from None
+        raise OverrideError(f"{label} {key.strip()}: cannot read the value {summary(raw)} as "
+                            f"YAML: {exc}") from None
     return key.strip(), value
 
 
@@ -53,8 +55,7 @@ def _found(value: Any) -> str:
         return "absent"
     if value is None:
         return "null"
-    text = repr(value)
-    return f"a value ({text if len(text) <= 40 else text[:37] + '...'})"
+    return f"a value ({summary(value, 40)})"
 
 
 def set_path(tree: dict, dotted: str, value: Any, label: str = "override") -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+import reprlib
 from typing import Any
 
 MASK = "***"
@@ -45,6 +46,50 @@ def redact(value: Any, key: str = "") -> Any:
     if isinstance(value, str):
         return redact_text(value)
     return value
+
+
+SUMMARY_CHARS = 200
+"""The most characters :func:`summary` gives for one value."""
+
+
+class _Summary(reprlib.Repr):
+    """``reprlib`` with secrets masked: each string before it is cut, each value under a
+    credential key as a whole."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel = 3
+        self.maxtuple = self.maxlist = self.maxarray = self.maxdict = 6
+        self.maxset = self.maxfrozenset = self.maxdeque = 6
+        self.maxstring, self.maxlong, self.maxother = 80, 40, 80
+
+    def repr_str(self, x: str, level: int) -> str:
+        return super().repr_str(redact_text(x), level)
+
+    def repr_dict(self, x: dict, level: int) -> str:
+        if not x:
+            return "{}"
+        if level <= 0:
+            return "{...}"
+        pieces = []
+        for i, key in enumerate(x):
+            if i == self.maxdict:
+                pieces.append("...")
+                break
+            value = MASK if SECRET_KEY.search(str(key)) else self.repr1(x[key], level - 1)
+            pieces.append(f"{self.repr1(key, level - 1)}: {value}")
+        return "{" + ", ".join(pieces) + "}"
+
+
+_SUMMARY = _Summary()
+
+
+def summary(value: Any, limit: int = SUMMARY_CHARS) -> str:
+    """A bounded ``repr`` of ``value`` for a message: at most ``limit`` characters, nested
+    and long containers cut (``[[1, 2, ...], ...]``) without expanding them, secrets masked.
+    """
+    text = redact_text(_SUMMARY.repr(value))
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 class RedactingFilter(logging.Filter):

@@ -268,9 +268,10 @@ def node_types(path: str) -> dict[str, tuple[dict[str, float], int]]:
     import yaml
 
     from paralib.io import fs as pfs
+    from paralib.schema import load_yaml
 
     try:
-        spec = yaml.safe_load(pfs.read_bytes(path)) or {}
+        spec = load_yaml(pfs.read_bytes(path)) or {}
         types = spec["available_node_types"]
         return {name: ({k: float(v) for k, v in (t.get("resources") or {}).items()},
                        max(int(t.get("max_workers", 0)), 1 if name == spec.get(

@@ -16,7 +16,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import to_jsonable_python
 
 from paralib.paths import expand
-from paralib.redact import MASK, SECRET_KEY, redact_text
+from paralib.redact import MASK, SECRET_KEY, summary
 
 ExpandedPath = Annotated[str, AfterValidator(expand)]
 """A path field: ``{data}``, ``{models}``, ``~`` and environment variables are expanded."""
@@ -28,17 +28,73 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, validate_default=True)
 
 
-def read_yaml(path: Path, error: type[Exception]) -> Any:
-    """The parsed YAML of ``path``; a syntax error raises ``error`` naming the file."""
+MAX_YAML_VALUES = 100_000
+"""The most values (scalars, lists and mappings, each alias counted as all it stands for) one
+YAML document may expand to: a configuration holds hundreds; a few lines of nested aliases
+("billion laughs") can stand for billions, which no message or validation should walk."""
+
+
+class YAMLTooLarge(yaml.YAMLError):
+    """A YAML document whose aliases expand beyond :data:`MAX_YAML_VALUES`, or refer to
+    themselves."""
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader that counts, while it composes, how many values each node expands
+    to (an alias: as many as the node it names) and stops past :data:`MAX_YAML_VALUES`."""
+
+    def __init__(self, stream: str | bytes) -> None:
+        super().__init__(stream)
+        self._sizes: dict[int, int] = {}
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        alias = self.check_event(yaml.AliasEvent)
+        mark = self.peek_event().start_mark
+        node = super().compose_node(parent, index)
+        if alias:
+            if id(node) not in self._sizes:
+                raise YAMLTooLarge(f"line {mark.line + 1}: the alias refers to the value that "
+                                   "holds it: expected no recursive aliases")
+            size = self._sizes[id(node)]
+        elif isinstance(node, yaml.SequenceNode):
+            size = 1 + sum(self._sizes[id(child)] for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            size = 1 + sum(self._sizes[id(k)] + self._sizes[id(v)] for k, v in node.value)
+        else:
+            size = 1
+        if size > MAX_YAML_VALUES:
+            raise YAMLTooLarge(f"line {mark.line + 1}: the document's aliases expand to more "
+                               f"than {MAX_YAML_VALUES:,} values: expected a configuration "
+                               "without nested aliases that multiply (a 'billion laughs')")
+        self._sizes[id(node)] = size
+        return node
+
+
+def load_yaml(text: str | bytes) -> Any:
+    """``text`` parsed as YAML by the safe loader, refusing (:class:`YAMLTooLarge`) a document
+    that expands to more than :data:`MAX_YAML_VALUES` values through its aliases."""
+    loader = _BoundedLoader(text)
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+def read_yaml(path: Path, error: type[Exception]) -> Any:
+    """The parsed YAML of ``path`` (:func:`load_yaml`); a syntax error or an alias bomb raises
+    ``error`` naming the file."""
+    try:
+        return load_yaml(path.read_text(encoding="utf-8"))
+    except YAMLTooLarge as exc:
+        raise error(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise error(f"{path}: not valid YAML: {exc}") from exc
 
 
 def format_errors(exc: ValidationError, source: str) -> str:
-    """What is wrong in a configuration, one line per error naming its dotted key and the value
-    found (secrets masked), under ``invalid configuration in SOURCE:``."""
+    """What is wrong in a configuration, one line per error naming its dotted key and a bounded
+    summary of the value found (:func:`paralib.redact.summary`: secrets masked), under
+    ``invalid configuration in SOURCE:``."""
     lines = [f"invalid configuration in {source}:"]
     for err in exc.errors():
         loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
@@ -48,7 +104,7 @@ def format_errors(exc: ValidationError, source: str) -> str:
         got = err.get("input")
         hide = err["type"] == "extra_forbidden" or isinstance(got, dict)
         secret = any(SECRET_KEY.search(str(p)) for p in err["loc"])
-        shown = "" if hide else f" (got {MASK if secret else redact_text(repr(got))})"
+        shown = "" if hide else f" (got {MASK if secret else summary(got)})"
         lines.append(f"  {loc}: {msg}{shown}")
     return "\n".join(lines)
 

@@ -93,3 +93,49 @@ def test_set_indexes_lists_of_the_config_file():
         load_config("configs/paralib-en.yaml", ["select.bounds.0.lower=1"])
     with pytest.raises(ConfigError, match=r"train.epochs is a value"):
         load_config("configs/paralib-en.yaml", ["train.epochs.x=1"])
+
+
+def _alias_bomb(levels: int) -> str:
+    """A list of ``levels`` nested aliases, each naming the one before ten times: it expands
+    to 10**levels strings in a few hundred bytes ("billion laughs")."""
+    parts = ["&a0 [" + ",".join(["lol"] * 10) + "]"]
+    parts += [f"&a{i} [" + ",".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, levels)]
+    return "[" + ", ".join(parts) + "]"
+
+
+def test_an_alias_bomb_is_refused_quickly_naming_the_file(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    p = write(tmp_path, f"bitext:\n  max_chars: {_alias_bomb(8)}\n")
+    assert len(p.read_bytes()) < 400
+    done = subprocess.run([sys.executable, "-m", "paralib", "config", "--config", str(p)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"paralib: error: {p}: line ") and "aliases expand" in done.stderr
+    start = time.monotonic()
+    with pytest.raises(ConfigError, match="aliases expand to more than 100,000 values"):
+        load_config(None, [f"bitext.max_chars={_alias_bomb(8)}"])
+    with pytest.raises(ConfigError, match="refers to the value that holds it"):
+        load_config(write(tmp_path, "bitext:\n  max_chars: &x [*x]\n"))
+    assert time.monotonic() - start < 5
+
+
+def test_a_wrong_value_is_shown_bounded(tmp_path):
+    # 11,111 values: under the loader's limit, and each error shows a summary of the value
+    p = write(tmp_path, f"bitext:\n  max_chars: {_alias_bomb(4)}\n  shard_rows: {'9' * 5000}x\n")
+    with pytest.raises(ConfigError) as exc:
+        load_config(p)
+    lines = str(exc.value).splitlines()
+    assert lines[0] == f"invalid configuration in {p}:"
+    shown = {line.split(":")[0].strip(): line for line in lines[1:]}
+    assert set(shown) == {"bitext.max_chars", "bitext.shard_rows"}
+    assert "(got [[" in shown["bitext.max_chars"] and "99999" in shown["bitext.shard_rows"]
+    assert all(len(line) < 300 for line in lines)
+
+
+def test_anchors_and_merge_keys_still_load(tmp_path):
+    p = write(tmp_path, "backtranslate:\n  <<: {beam_size: &b 8}\n  num_hypotheses: *b\n")
+    cfg = load_config(p)
+    assert cfg.backtranslate.beam_size == 8 and cfg.backtranslate.num_hypotheses == 8

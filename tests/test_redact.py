@@ -51,3 +51,19 @@ def test_text_trees_and_log_records():
                                (f"s3://{KEY_ID}:{SECRET}@b/k",), None)
     RedactingFilter().filter(record)
     assert SECRET not in record.getMessage() and "s3://***@b/k" in record.getMessage()
+
+
+def test_summary_is_bounded_and_masks_what_it_cuts():
+    from paralib.redact import summary
+
+    url = f"http://user:{SECRET}@127.0.0.1:9000/"
+    nested: list = ["lol"] * 10
+    for _ in range(7):  # 10**8 strings, shared: a repr would expand every one
+        nested = [nested] * 10
+    for value in (url + "x" * 5000, [url] * 1000, {"s3": {"secret_key": SECRET, "url": url}},
+                  nested, {"k": nested}):
+        text = summary(value)
+        assert len(text) <= 200 and SECRET not in text and SECRET[:12] not in text, text
+    assert summary({"secret_key": SECRET}) == "{'secret_key': ***}"
+    assert summary([1, "two", 3.0]) == "[1, 'two', 3.0]"
+    assert summary(nested).startswith("[[[[...], [...], ")
