@@ -14,17 +14,34 @@ the corpus' own on disk and :func:`paralib.corpora.langs.canonical` inside paral
 - ``xnli``: XNLI dev and test premises and hypotheses (ar, de, es, fr, tr).
 - ``bible-versions``: English paraphrases, the same verse in 6 English versions; its "sets"
   are the 15 version pairs (``ASV-BBE``, ...), joined by verse key.
+- ``bibles``: the verse-aligned multi-parallel Bible (``bitext/bibles``): each translation
+  (its "set" is the file's id, ``ara-svd``, ``spa-rv1909``) with one English version, the
+  pivot (default ``eng-webp``, :data:`BIBLE_PIVOT`). Line i of every file is verse i of
+  ``vref.txt``; an empty line is a verse the translation lacks (read as a counted reject), and
+  a file with another line count is an error. Arabic-script files have their vowel marks and
+  tatweel stripped unless ``strip_arabic_marks: false``.
+- ``bibles-en``: English paraphrases, the same verse in the 7 English versions of
+  ``bitext/bibles``; its sets are the 21 version pairs (``bsb-webp``, ...).
+- ``un-testsets``: the UN Parallel Corpus dev and test sets (ar, es, fr, ru, zh), 6-way parallel.
+- ``pud``: the Parallel Universal Dependencies test sentences in 8 languages, 9-way parallel.
+
+In the last four, line i of every file is one sentence in all its translations: each input
+carries a ``line_group`` so that line i of every language is one group (positives of each
+other, never negatives), ``bibles`` and ``bibles-en`` sharing one.
 
 The LASER Tatoeba test sets (``bitext/tatoeba``) are an evaluation set and not a corpus here.
 """
 
 from __future__ import annotations
 
+import csv
+import gzip
 import itertools
 import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 
 from paralib.corpora.langs import canonical, matches
@@ -46,6 +63,9 @@ class CorpusSet:
     en: str
     format: str = "text"
     code: str = ""  # the corpus' own code on disk, where it differs from ``lang``
+    # multi-parallel corpora: line i of every file with this line group is one sentence
+    line_group: str | None = None
+    arabic_script: bool = False  # text with Arabic vowel marks to strip (bibles' ara-svd)
 
 
 @dataclass(frozen=True)
@@ -58,6 +78,11 @@ class Corpus:
     about: str
     licence: str
     lister: Callable[[Path], list[CorpusSet]]
+    # the English versions a multi-parallel corpus can pair against (``pivot``), its default
+    pivots: Callable[[Path], list[str]] | None = None
+    default_pivot: str | None = None
+    # checks the chosen sets' files (line counts), raising :class:`CorpusError`
+    check: Callable[[Path, list[CorpusSet]], None] | None = None
 
     def sets(self, data: Path) -> list[CorpusSet]:
         """Every file pair of the corpus under the data root ``data``, in a stable order."""
@@ -158,6 +183,98 @@ def _bible(root: Path) -> list[CorpusSet]:
             for a, b in itertools.combinations(have, 2)]
 
 
+BIBLE_PIVOT = "eng-webp"
+
+
+def _bible_files(root: Path) -> dict[str, dict[str, str]]:
+    """``{file id: row of translations.tsv}`` of the Bible files present (``eng-webp``: ...);
+    without ``translations.tsv``, every ``*.txt.gz`` with its language from its name."""
+    rows: dict[str, dict[str, str]] = {}
+    table = root / "translations.tsv"
+    if table.is_file():
+        with table.open(encoding="utf-8", newline="") as f:
+            for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
+                rows[row["file"].removesuffix(".txt.gz")] = row
+    out = {}
+    for f in sorted(root.glob("*.txt.gz")):
+        tid = f.name.removesuffix(".txt.gz")
+        out[tid] = rows.get(tid, {"lang": tid.split("-", 1)[0], "script": ""})
+    return out
+
+
+def _english_bibles(root: Path) -> list[str]:
+    return [t for t, row in _bible_files(root).items() if canonical(row["lang"]) == "en"]
+
+
+def _bibles(root: Path) -> list[CorpusSet]:
+    en = str(root / f"{BIBLE_PIVOT}.txt.gz")
+    return [CorpusSet("bibles", canonical(row["lang"]), tid, str(root / f"{tid}.txt.gz"), en,
+                      code=row["lang"], line_group="bibles",
+                      arabic_script=row.get("script") == "Arab")
+            for tid, row in _bible_files(root).items() if canonical(row["lang"]) != "en"]
+
+
+def _bibles_en(root: Path) -> list[CorpusSet]:
+    names = _english_bibles(root)
+    return [CorpusSet("bibles-en", "en", f"{a.removeprefix('eng-')}-{b.removeprefix('eng-')}",
+                      str(root / f"{a}.txt.gz"), str(root / f"{b}.txt.gz"), line_group="bibles")
+            for a, b in itertools.combinations(sorted(names), 2)]
+
+
+@lru_cache(maxsize=512)
+def _line_count(path: str, size: int, mtime_ns: int) -> int:
+    """Lines of a (gzipped) text file; ``size`` and ``mtime_ns`` key the cache."""
+    opener = gzip.open if path.endswith(".gz") else open
+    n, last = 0, b"\n"
+    with opener(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            n += chunk.count(b"\n")
+            last = chunk[-1:]
+    return n + (last != b"\n")
+
+
+def line_count(path: str) -> int:
+    """Lines of a (gzipped) text file, a last line without a newline included."""
+    st = Path(path).stat()
+    return _line_count(path, st.st_size, st.st_mtime_ns)
+
+
+def _check_verses(root: Path, sets: list[CorpusSet]) -> None:
+    """Every chosen Bible file has one line per ``vref.txt`` line (its verse numbering)."""
+    vref = root / "vref.txt"
+    if not vref.is_file():
+        raise CorpusError(f"corpus 'bibles': {vref} not found; expected the verse list that "
+                          "numbers the lines of every translation")
+    want = line_count(str(vref))
+    for s in sets:
+        for path, lang in ((s.src, s.lang), (s.en, "en")):
+            got = line_count(path)
+            if got != want:
+                raise CorpusError(
+                    f"corpus '{s.corpus}', language '{lang}': {path} has {got:,} lines; expected "
+                    f"{want:,}, one per verse of {vref} (its verse numbering differs: "
+                    "re-align it to vref.txt, an empty line for a verse it lacks)")
+
+
+def _un(root: Path) -> list[CorpusSet]:
+    out = []
+    for split in ("devset", "testset"):
+        en = root / f"{split}.en.gz"
+        for f in sorted(root.glob(f"{split}.*.gz")):
+            code = f.name.split(".")[1]
+            if code != "en" and en.is_file():
+                out.append(CorpusSet("un-testsets", canonical(code), split, str(f), str(en),
+                                     code=code, line_group=f"un-testsets.{split}"))
+    return out
+
+
+def _pud(root: Path) -> list[CorpusSet]:
+    en = root / "eng.txt.gz"
+    return [CorpusSet("pud", canonical(f.name.removesuffix(".txt.gz")), "pud", str(f), str(en),
+                      code=f.name.removesuffix(".txt.gz"), line_group="pud")
+            for f in sorted(root.glob("*.txt.gz")) if f.name != "eng.txt.gz" and en.is_file()]
+
+
 CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("wmt-news", "bitext/wmt-news", "bitext",
            "WMT news test sets 2008-2021 into English", "WMT terms (research use)", _wmt),
@@ -177,16 +294,33 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
     Corpus("bible-versions", "paraphrase/bible-versions", "paraphrase",
            "the same verse in 6 English Bible versions (15 version pairs)", "public domain",
            _bible),
+    Corpus("bibles", "bitext/bibles", "bitext",
+           "verse-aligned Bible translations in 114 languages with one English version "
+           f"(default {BIBLE_PIVOT}; multi-parallel)",
+           "public domain, CC BY-SA 4.0, CC BY 4.0 (per file: translations.tsv)", _bibles,
+           pivots=_english_bibles, default_pivot=BIBLE_PIVOT, check=_check_verses),
+    Corpus("bibles-en", "bitext/bibles", "paraphrase",
+           "the same verse in 7 English Bible versions (21 version pairs)",
+           "public domain, CC BY-SA 4.0, CC BY 4.0 (per file: translations.tsv)", _bibles_en,
+           check=_check_verses),
+    Corpus("un-testsets", "bitext/un-testsets", "bitext",
+           "UN Parallel Corpus v1.0 dev and test sets (6-way parallel)",
+           "UN Parallel Corpus terms (DISCLAIMER)", _un),
+    Corpus("pud", "bitext/pud", "bitext",
+           "Parallel Universal Dependencies test sentences, news and Wikipedia (9-way parallel)",
+           "CC BY-SA 3.0", _pud),
 )}
 
 
 def select_sets(name: str, langs: list[str] | str, sets: list[str] | None,
-                data: Path) -> list[CorpusSet]:
+                data: Path, pivot: str | None = None) -> list[CorpusSet]:
     """The file pairs of corpus ``name`` in languages ``langs`` (``"all"`` for every one).
 
     ``sets`` keeps only the named sets (regular expressions matched whole, e.g.
-    ``newstest201[0-8]``). Raises :class:`CorpusError` naming the valid choices for an
-    unknown corpus, language or set.
+    ``newstest201[0-8]``); ``pivot`` is the English version of a multi-parallel corpus that
+    has several (``bibles``: ``eng-bsb``, ...). Raises :class:`CorpusError` naming the valid
+    choices for an unknown corpus, language, set or pivot, and for files the corpus' check
+    refuses (a Bible translation whose lines are not the verses of ``vref.txt``).
     """
     if name not in CORPORA:
         raise CorpusError(f"unknown corpus '{name}'; valid: {', '.join(sorted(CORPORA))}")
@@ -209,4 +343,18 @@ def select_sets(name: str, langs: list[str] | str, sets: list[str] | None,
                 raise CorpusError(f"corpus '{name}' has no set matching '{pattern}' in the "
                                   f"chosen languages; valid: {', '.join(names)}")
         avail = [s for s in avail if any(re.fullmatch(p, s.set) for p in sets)]
+    corpus = CORPORA[name]
+    root = data / corpus.folder
+    if pivot is not None:
+        choices = corpus.pivots(root) if corpus.pivots else []
+        if not choices:
+            raise CorpusError(f"corpus '{name}' has no choice of English version: leave "
+                              f"'pivot' out (it applies to: "
+                              f"{', '.join(n for n, c in CORPORA.items() if c.pivots)})")
+        if pivot not in choices:
+            raise CorpusError(f"corpus '{name}' has no English version '{pivot}'; valid: "
+                              f"{', '.join(choices)}")
+        avail = [replace(s, en=str(root / f"{pivot}.txt.gz")) for s in avail]
+    if corpus.check:
+        corpus.check(root, avail)
     return avail

@@ -6,7 +6,8 @@ row or as a reject with a reason: undecodable bytes, an empty side, a line over 
 a malformed TSV/JSON line, an untranslated or wrong-script side (:mod:`paralib.io.quality`).
 Line-aligned file pairs of different lengths are an error before any work starts, giving both
 counts. Rows carry ``set`` and ``group``: pairs whose English sides have the same normal form
-share a group, as do the versions of one Bible verse (issue "Bitext at scale", item 3).
+share a group, as do the versions of one Bible verse and, in multi-parallel inputs with a
+``line_group``, line i of every language (issue "Bitext at scale", item 3).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from paralib.corpora.langs import strip_arabic_marks
 from paralib.decontaminate.normalise import hash_strings, normal_form
 from paralib.io.config import BitextChecks, InputConfig
 from paralib.io.formats import (
@@ -109,6 +111,8 @@ def plan_shards(
                         html_unescape=inp.html_unescape,
                         set=inp.set,
                         content=content,
+                        line_group=inp.line_group,
+                        strip_arabic_marks=inp.strip_arabic_marks,
                     )
                 )
                 shard_no += 1
@@ -170,6 +174,9 @@ def read_shard(
         text = text.strip()
         return html.unescape(text) if spec.html_unescape else text
 
+    def strip_src(text: str) -> str:
+        return strip_arabic_marks(text) if spec.strip_arabic_marks else text
+
     for lineno, payload in raw_pairs(spec, s3):
         if isinstance(payload, Reject):
             rejects.append({**base(lineno), "reason": payload.reason,
@@ -183,7 +190,7 @@ def read_shard(
         else:
             pairs = [("", payload[0], payload[1])]
         for sub, s, e in pairs:
-            s, e = clean(s), clean(e)
+            s, e = strip_src(clean(s)), clean(e)
             e_form = normal_form(e)
             reason, detail = _check(s, e, max_chars) or ("", "")
             if not reason and spec.format != "lines":  # a lines file is English on both sides
@@ -198,7 +205,8 @@ def read_shard(
                                 "raw": raw})
             else:
                 rows.append({**base(lineno, tag), "src": s, "ref": e})
-                group_keys.append(payload[2] if len(payload) == 3 else e_form)
+                group_keys.append(payload[2] if len(payload) == 3 else
+                                  f"{spec.line_group}:{lineno}" if spec.line_group else e_form)
     for row, g in zip(rows, group_ids(group_keys).tolist(), strict=True):
         row["group"] = g
     return rows, rejects

@@ -33,6 +33,9 @@ class InputConfig(Strict):
 
     ``path``/``src``/``en`` may be globs and ``s3://`` URIs; ``{data}`` is the data root.
     ``limit`` keeps the first N rows of each file, ``fraction`` the first fraction of them.
+    ``line_group`` (multi-parallel files): line i of every input with this line group is one
+    group, instead of the English side's normal form. ``strip_arabic_marks`` removes Arabic
+    vowel marks and tatweel from the ``src`` side (:mod:`paralib.corpora.langs`).
     """
 
     corpus: Keyed[str] = Field(pattern=r"^[A-Za-z0-9_.-]+$")
@@ -47,6 +50,8 @@ class InputConfig(Strict):
     limit: Keyed[int | None] = Field(default=None, ge=1)
     fraction: KeyedIfSet[float | None] = Field(default=None, gt=0, le=1)
     set: KeyedIfSet[str | None] = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
+    line_group: KeyedIfSet[str | None] = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
+    strip_arabic_marks: KeyedIfSet[bool] = False
 
     @model_validator(mode="after")
     def _canonical_lang(self) -> InputConfig:
@@ -92,13 +97,18 @@ class CorpusRef(Strict):
     """A corpus named in ``bitext.corpora`` (see ``paralib corpora``): ``langs`` is a list
     of language codes (ISO 639-1, ISO 639-3 or BCP-47: ``de`` and ``deu`` are the same) or
     ``all``; ``sets`` keeps only the sets matching these regular expressions; ``limit`` keeps
-    the first N pairs of each file pair, ``fraction`` the first fraction of them."""
+    the first N pairs of each file pair, ``fraction`` the first fraction of them. ``pivot``
+    is the English version a multi-parallel corpus pairs against (``bibles``: default
+    ``eng-webp``); ``strip_arabic_marks`` (on by default) strips the vowel marks and tatweel
+    of a corpus' Arabic-script text that has them (the ``bibles`` Van Dyck, ``ara-svd``)."""
 
     name: Keyed[str]
     langs: Keyed[list[str] | Literal["all"]] = "all"
     sets: Keyed[list[str] | None] = None
     limit: Keyed[int | None] = Field(default=None, ge=1)
     fraction: Keyed[float | None] = Field(default=None, gt=0, le=1)
+    pivot: KeyedIfSet[str | None] = None
+    strip_arabic_marks: KeyedIfSet[bool] = True
 
     def inputs(self) -> list[InputConfig]:
         """The file pairs of this corpus as bitext inputs."""
@@ -106,8 +116,11 @@ class CorpusRef(Strict):
         from paralib.paths import data_root
 
         return [InputConfig(corpus=s.corpus, src_lang=s.lang, format=s.format, src=s.src,
-                            en=s.en, set=s.set, limit=self.limit, fraction=self.fraction)
-                for s in select_sets(self.name, self.langs, self.sets, data_root())]
+                            en=s.en, set=s.set, limit=self.limit, fraction=self.fraction,
+                            line_group=s.line_group,
+                            strip_arabic_marks=self.strip_arabic_marks and s.arabic_script)
+                for s in select_sets(self.name, self.langs, self.sets, data_root(),
+                                     self.pivot)]
 
     @model_validator(mode="after")
     def _exists(self) -> CorpusRef:

@@ -43,6 +43,8 @@ class ShardSpec:
     html_unescape: bool = False
     set: str | None = None
     content: str = ""
+    line_group: str | None = None
+    strip_arabic_marks: bool = False
 
     @property
     def name(self) -> str:
@@ -66,16 +68,21 @@ class ShardSpec:
         item = dict(item)
         item["files"] = tuple(item["files"])
         item["offsets"] = tuple(item["offsets"]) if item["offsets"] is not None else ()
+        # left out of :meth:`to_dict` when unset, so missing (None, NaN) in a mixed Ray batch
+        group = item.get("line_group")
+        item["line_group"] = group if isinstance(group, str) else None
+        item["strip_arabic_marks"] = bool(item.get("strip_arabic_marks") == True)  # noqa: E712
         return cls(**item)
 
     def to_dict(self) -> dict:
-        """Plain-dict form (for Ray Data items, and what a stage fingerprints); ``set`` only
-        where one is named. ``content`` is the fingerprint of the files' bytes
-        (:func:`paralib.io.fs.content_print`), so a file replaced under the same name
-        changes the shard's fingerprint."""
+        """Plain-dict form (for Ray Data items, and what a stage fingerprints); ``set``,
+        ``line_group`` and ``strip_arabic_marks`` only where set. ``content`` is the
+        fingerprint of the files' bytes (:func:`paralib.io.fs.content_print`), so a file
+        replaced under the same name changes the shard's fingerprint."""
         d = asdict(self)
-        if d["set"] is None:
-            del d["set"]
+        for key, unset in (("set", None), ("line_group", None), ("strip_arabic_marks", False)):
+            if d[key] == unset:  # unset keys stay out: fingerprints made before them hold
+                del d[key]
         return d
 
 

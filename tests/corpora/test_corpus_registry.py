@@ -64,7 +64,8 @@ def test_bible_versions_pair_verses_by_key_and_group_them():
 
 
 @pytest.mark.parametrize(("entry", "message"), [
-    ({"name": "wmt-newz"}, "unknown corpus 'wmt-newz'; valid: bible-versions, multi30k"),
+    ({"name": "wmt-newz"},
+     "unknown corpus 'wmt-newz'; valid: bible-versions, bibles, bibles-en, multi30k"),
     ({"name": "wmt-news", "langs": ["xh"]}, "has no language 'xh'; valid: cs, de, es"),
     ({"name": "wmt-news", "langs": ["q!"]}, "'q!' is not a language code"),
     ({"name": "wmt-news", "langs": ["de"], "sets": ["newstest2099"]},
