@@ -5,7 +5,9 @@ Its YAML front matter makes the folder ready for a hub as it is: ``language`` (t
 ``tags``, ``datasets`` (the paralib model card's) and a ``model-index`` with the STS results of
 the model's row in ``benchmarks/results/quality.json`` (``python benchmarks/quality.py``; the
 export gives the same vectors, so the same scores). Without a row the card says so and has no
-``model-index``.
+``model-index``. An export with ``--dims`` or ``--quantize`` gives other vectors: its card's
+``model-index`` and its table are the STS Benchmark test scores of the export itself, measured
+when it was written (:mod:`paralib.export.measure`), beside the source model's.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 
 import yaml
 
-from paralib.export.static import describe
+from paralib.export.measure import Measured, card_section
+from paralib.export.static import describe, not_static
 from paralib.models.pretrained import SentenceEncoder
 from paralib.paths import PROJECT_ROOT
 
@@ -32,7 +35,9 @@ STS_RESULTS = {
 }
 TAGS = {"sentence-transformers": ["sentence-transformers", "sentence-similarity",
                                   "feature-extraction"],
-        "model2vec": ["model2vec", "embeddings", "sentence-similarity"]}
+        "model2vec": ["model2vec", "embeddings", "sentence-similarity"],
+        "onnx": ["onnx", "sentence-similarity", "feature-extraction"],
+        "paralib": ["sentence-similarity", "feature-extraction"]}
 
 
 def front_matter(card: Path) -> dict[str, Any]:
@@ -85,6 +90,21 @@ def _data_terms(card: Path) -> str | None:
 
 
 def _usage(target: str, kind: str, out: str) -> list[str]:
+    if target == "onnx":
+        return ["```python", "import numpy as np", "import onnxruntime",
+                "from tokenizers import Tokenizer", "",
+                f"tokenizer = Tokenizer.from_file(\"{out}/tokenizer.json\")",
+                f"session = onnxruntime.InferenceSession(\"{out}/model.onnx\")",
+                "batch = tokenizer.encode_batch([\"A man plays a guitar.\", "
+                "\"Someone plays guitar.\"])",
+                "feed = {\"input_ids\": np.array([e.ids for e in batch], dtype=np.int64),",
+                "        \"attention_mask\": np.array([e.attention_mask for e in batch], "
+                "dtype=np.int64)}",
+                "vectors = session.run([\"sentence_embedding\"], feed)[0]", "```"]
+    if target == "paralib":
+        return ["```python", "import paralib", "", f"model = paralib.load(\"{out}\")",
+                "vectors = model.encode([\"A man plays a guitar.\", \"Someone plays guitar.\"])",
+                "print(model.similarity(vectors[0], vectors[1]))", "```"]
     if target == "model2vec":
         return ["```python", "from model2vec import StaticModel", "",
                 f"model = StaticModel.from_pretrained(\"{out}\")",
@@ -98,6 +118,14 @@ def _usage(target: str, kind: str, out: str) -> list[str]:
 
 
 def _how(target: str, kind: str) -> str:
+    if target == "paralib":
+        return "It is a paralib model folder, read by `paralib.load` as any other."
+    if target == "onnx":
+        return ("It is an ONNX graph (`model.onnx`) of the mean of the token vectors over the "
+                "ids of `tokenizer.json`, paralib's tokeniser converted id for id (lower-casing, "
+                "the sentencepiece normaliser or the word split, unknown text averaged in as "
+                "`<unk>`, the cut at the model's `max_tokens`); it runs with onnxruntime "
+                "(onnxruntime-web in a browser) and nothing from paralib.")
     if kind == "ParalibModule":
         return ("Its one module, `paralib.export.st_module.ParalibModule`, holds the paralib "
                 "model folder (`0_ParalibModule/`) and runs paralib's own tokenisers and "
@@ -112,32 +140,55 @@ def _how(target: str, kind: str) -> str:
 
 
 def model_card(name: str, target: str, kind: str, source: Path, encoder: SentenceEncoder,
-               out: str, quality: Path | None = None, notes: list[str] | None = None) -> str:
+               out: str, quality: Path | None = None, notes: list[str] | None = None,
+               measured: Measured | None = None) -> str:
     """The ``README.md`` of the exported folder of model ``name`` (from ``source``);
-    ``notes`` follow the paragraph on how it encodes."""
+    ``notes`` follow the paragraph on how it encodes; ``measured`` (an export with ``--dims``
+    or ``--quantize``) gives the export's own scores and size."""
     quality = QUALITY if quality is None else quality
     meta = front_matter(source / "README.md")
     row = quality_row(quality, name)
+    changed = measured is not None
     front: dict[str, Any] = {"language": list(encoder.languages),
                              "license": meta.get("license", "mit")}
     if meta.get("license_name"):
         front["license_name"] = meta["license_name"]
     front.update({"library_name": target, "pipeline_tag": "sentence-similarity",
                   "tags": TAGS[target] + ["paralib", "paraphrastic-embeddings"] +
-                  (["static-embeddings"] if kind != "ParalibModule" else [])})
+                  (["static-embeddings"] if not_static(encoder.model.config) is None
+                   else [])})
     if meta.get("datasets"):
         front["datasets"] = list(meta["datasets"])
-    index = model_index(name, row) if row else []
+    if changed:
+        own = {"STSB test": measured.export.pearson}
+        index = model_index(name, own) if measured.export.pearson is not None else []
+    else:
+        index = model_index(name, row) if row else []
     if index:
         front["model-index"] = index
+    options = ""
+    if changed:
+        options = (f" --dims {measured.export.dim}" if measured.export.dim != encoder.dim
+                   else "") + (" --quantize int8" if "int8" in measured.export.precision
+                               else "")
+    gives = (f"It gives the vectors of `paralib.load(\"{source}\").encode(...)`" if not changed
+             else f"It gives the first {measured.export.dim} dimensions of the vectors of "
+             f"`paralib.load(\"{source}\").encode(...)`, its table as "
+             f"{measured.export.precision}")
     body = [f"# {name} ({target})", "",
             f"The paralib paraphrastic sentence encoder {name} ({describe(encoder.model.config)}"
             f", {encoder.dim} dimensions), exported with `paralib export {source} {out} --to "
-            f"{target}`. It gives the vectors of `paralib.load(\"{source}\").encode(...)`; "
-            "compare them with the cosine.", "", _how(target, kind), "",
+            f"{target}{options}`. {gives}; compare them with the cosine.", "",
+            _how(target, kind), "",
             *[line for note in notes or [] for line in (note, "")],
-            *_usage(target, kind, out), "", "## Scores", ""]
-    if index:
+            *_usage(target, kind, out), ""]
+    if changed:
+        body += card_section(measured) + [""]
+    body += ["## Scores", ""]
+    if changed:
+        body.append("The scores of the source model, full size and unquantised, are in its own "
+                    f"card ({source / 'README.md'}); this export's are in the table above.")
+    elif index:
         body += ["Pearson's r x 100 of the paralib model (`python benchmarks/quality.py`, "
                  "`paralib evaluate`), the same for this export:", "",
                  "| set | Pearson's r x 100 |", "|---|---|"]

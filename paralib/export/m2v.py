@@ -28,17 +28,27 @@ def check_model2vec(encoder: SentenceEncoder, where: str) -> None:
             "this model with --to sentence-transformers instead")
 
 
-def write_model2vec(encoder: SentenceEncoder, folder: Path, where: str) -> str:
-    """Save ``encoder`` as a model2vec ``StaticModel`` into ``folder``; returns the model
-    card's note on where model2vec cuts long texts."""
+def write_model2vec(encoder: SentenceEncoder, folder: Path, where: str,
+                    int8: bool = False) -> str:
+    """Save ``encoder`` as a model2vec ``StaticModel`` into ``folder`` (its table as int8
+    rows, with each row's scale as model2vec's per-token ``weights``, when ``int8``); returns
+    the model card's note on where model2vec cuts long texts."""
+    import torch
     from model2vec import StaticModel
+
+    from paralib.models.quantized import quantize_rows
 
     check_model2vec(encoder, where)
     table = static_table(encoder.model)
     config = {"model_type": "model2vec", "architectures": ["StaticModel"],
               "hidden_dim": int(table.vectors.shape[1]), "pooling": "mean"}
-    model = StaticModel(table.vectors, table.tokenizer, config=config, normalize=False,
-                        language=list(encoder.languages), max_length=table.max_tokens)
+    vectors, weights = table.vectors, None
+    if int8:
+        q, scale = quantize_rows(torch.from_numpy(table.vectors))
+        vectors, weights = q.numpy(), scale.numpy()
+    model = StaticModel(vectors, table.tokenizer, config=config, normalize=False,
+                        language=list(encoder.languages), weights=weights,
+                        max_length=table.max_tokens)
     model.save_pretrained(folder)
     cut = table.max_tokens * model.median_token_length
     return (f"model2vec cuts every text at `max_length` x the median token length = "

@@ -1,5 +1,7 @@
-"""``export(model_path, out, to)``: write a paralib model folder as a sentence-transformers or
-model2vec folder.
+"""``export(model_path, out, to)``: write a paralib model folder as a sentence-transformers,
+model2vec, ONNX or (smaller) paralib folder, optionally with its first ``dims`` dimensions
+only and int8 tables (:mod:`paralib.export.dims`; what they cost is measured and written on
+the card, :mod:`paralib.export.measure`).
 
 The output folder is written beside ``out`` and moved there at the end. An existing ``out`` is
 replaced only when an earlier ``paralib export`` made it (its :data:`EXPORT_MARKER` says
@@ -22,23 +24,30 @@ from paralib.export.errors import ExportError
 from paralib.models.folder import CONFIG, FORMAT, MARKER
 
 if TYPE_CHECKING:
+    from paralib.export.measure import Measured
     from paralib.models.pretrained import SentenceEncoder
 
 EXPORT_MARKER = ".paralib-export"
 """The file that says ``paralib export`` wrote a folder (JSON, ``"stage": "export"``)."""
-TARGETS = ("sentence-transformers", "model2vec")
+TARGETS = ("sentence-transformers", "model2vec", "onnx", "paralib")
+QUANTIZE = ("int8",)
+# the optional extra each target needs (paralib needs none)
+EXTRAS = {"sentence-transformers": "peers", "model2vec": "peers", "onnx": "export"}
 
 
 @dataclass(frozen=True)
 class Exported:
     """What :func:`export` wrote: the folder, the target library, its module
-    (``StaticEmbedding``, ``ParalibModule`` or ``StaticModel``), the model's name and size."""
+    (``StaticEmbedding``, ``ParalibModule``, ``StaticModel``, ``onnx`` or ``paralib``), the
+    model's name and size, its table precision and what the options cost (``measured``)."""
 
     out: Path
     target: str
     module: str
     name: str
     dim: int
+    quantize: str | None = None
+    measured: Measured | None = None
 
 
 def made_by_export(folder: Path) -> bool:
@@ -50,9 +59,12 @@ def made_by_export(folder: Path) -> bool:
 
 
 def _is_trained_model(folder: Path) -> bool:
-    """Whether ``folder`` is a paralib model folder (``paralib train``'s or a shipped one)."""
+    """Whether ``folder`` is a paralib model folder (``paralib train``'s or a shipped one;
+    not one that ``paralib export --to paralib`` wrote)."""
     if (folder / MARKER).is_file():
         return True
+    if made_by_export(folder):
+        return False
     try:
         return json.loads((folder / CONFIG).read_text()).get("format") == FORMAT
     except (OSError, ValueError, AttributeError):
@@ -129,17 +141,25 @@ def _swap(model: Path, new: Path, out: Path) -> None:
 
 
 def export(model_path: str | Path, out: str | Path, to: str, name: str | None = None,
-           quality: str | Path | None = None) -> Exported:
+           quality: str | Path | None = None, dims: int | None = None,
+           quantize: str | None = None) -> Exported:
     """Export the paralib model folder ``model_path`` to ``out`` for ``to`` (one of
     :data:`TARGETS`); returns what it wrote.
 
     ``name`` (default: the model folder's name) titles the model card and picks the model's
     row of ``quality`` (default ``benchmarks/results/quality.json``) for its ``model-index``.
+    ``dims`` keeps the first ``dims`` dimensions of the vectors, ``quantize="int8"`` stores
+    the tables as int8 rows with a scale each; with either, the card gives the size and the
+    STS Benchmark test scores of the source and of the export, measured.
     """
+    from paralib.export.dims import check_options
     from paralib.models import load
 
     if to not in TARGETS:
         raise ExportError(f"unknown export target {to!r}: expected one of {', '.join(TARGETS)}")
+    if quantize is not None and quantize not in QUANTIZE:
+        raise ExportError(f"--quantize {quantize}: unknown; expected one of "
+                          f"{', '.join(QUANTIZE)}")
     model, out = Path(model_path), Path(out)
     check_out(model, out)
     encoder = load(model)
@@ -148,10 +168,16 @@ def export(model_path: str | Path, out: str | Path, to: str, name: str | None = 
         from paralib.export.m2v import check_model2vec
 
         check_model2vec(encoder, str(model))  # before anything is written
+    if to == "onnx":
+        from paralib.export.onnx import check_onnx
+
+        check_onnx(encoder, str(model))
+    check_options(encoder, str(model), to, dims, quantize)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        module = _write(encoder, model, str(out), tmp, to, name, quality)
+        module, measured = _write(encoder, model, str(out), tmp, to, name, quality, dims,
+                                  quantize)
         (tmp / EXPORT_MARKER).write_text(json.dumps(
             {"made_by": "paralib", "stage": "export", "target": to, "model": str(model)}) + "\n")
         _follow_umask(tmp)
@@ -159,32 +185,72 @@ def export(model_path: str | Path, out: str | Path, to: str, name: str | None = 
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return Exported(out, to, module, name, encoder.dim)
+    return Exported(out, to, module, name, measured.export.dim if measured else encoder.dim,
+                    quantize, measured)
+
+
+def _needs(to: str) -> None:
+    """Raise :class:`ExportError` when the libraries of target ``to`` are not installed."""
+    libraries = {"sentence-transformers": ("sentence_transformers", "tokenizers"),
+                 "model2vec": ("model2vec", "tokenizers"),
+                 "onnx": ("onnx", "tokenizers")}.get(to, ())
+    for library in libraries:
+        try:
+            __import__(library)
+        except ImportError as e:
+            raise ExportError(f"paralib export --to {to} needs {', '.join(libraries)}, the "
+                              f"optional extra '{EXTRAS[to]}' (pip install -e "
+                              f"'.[{EXTRAS[to]}]'): {e}") from e
 
 
 def _write(encoder: SentenceEncoder, model: Path, out: str, tmp: Path, to: str, name: str,
-           quality: str | Path | None) -> str:
-    """Write the folder and its card into ``tmp``; returns the module kind."""
+           quality: str | Path | None, dims: int | None = None,
+           quantize: str | None = None) -> tuple[str, Measured | None]:
+    """Write the folder and its card into ``tmp``; returns the module kind and, with
+    ``dims`` or ``quantize``, what they cost."""
+    from paralib.export.card import model_card
+
+    _needs(to)
+    int8 = quantize == "int8"
+    source = encoder
+    if dims is not None:
+        from paralib.export.dims import truncate
+
+        encoder = truncate(encoder, dims)
     try:
-        from paralib.export.card import model_card
         if to == "model2vec":
             from paralib.export.m2v import write_model2vec
+
+            notes = [write_model2vec(encoder, tmp, str(model), int8)]
+            module = "StaticModel"
+        elif to == "onnx":
+            from paralib.export.onnx import write_onnx
+
+            notes, module = [write_onnx(encoder, tmp, str(model), int8)], "onnx"
+        elif to == "paralib":
+            from paralib.export.model_folder import write_paralib
+
+            notes = [write_paralib(encoder, tmp, int8, {"source": str(model), "dims": dims,
+                                                        "quantize": quantize})]
+            module = "paralib"
         else:
             from paralib.export.st import write_sentence_transformers
-    except ImportError as e:
-        raise ExportError(f"paralib export --to {to} needs {to} and tokenizers, the optional "
-                          f"extra 'peers' (pip install -e '.[peers]'): {e}") from e
-    try:
-        if to == "model2vec":
-            notes = [write_model2vec(encoder, tmp, str(model))]
-            module = "StaticModel"
-        else:
+
             module, notes = write_sentence_transformers(encoder, tmp), []
     except ExportError as e:
         if str(e).startswith(str(model)):
             raise
         raise ExportError(f"{model}: {e}") from e
-    card = model_card(name, to, module, model, encoder, out,
-                      Path(quality) if quality else None, notes)
+    measured = None
+    if dims is not None or quantize is not None:
+        from paralib.export.dims import through_int8
+        from paralib.export.measure import measure
+
+        written = through_int8(encoder) if int8 else encoder
+        from paralib.models.shipped import resolve
+
+        measured = measure(source, resolve(model), written, tmp, int8)
+    card = model_card(name, to, module, model, source, out,
+                      Path(quality) if quality else None, notes, measured)
     (tmp / "README.md").write_text(card, encoding="utf-8")
-    return module
+    return module, measured

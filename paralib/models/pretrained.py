@@ -22,6 +22,7 @@ from paralib.models.config import ModelConfig
 from paralib.models.errors import ModelLoadError
 from paralib.models.folder import CARD, CONFIG, FORMAT, WEIGHTS, check_replaceable, mark
 from paralib.models.model import ParaphraseModel
+from paralib.models.quantized import dequantize
 from paralib.models.shipped import resolve
 from paralib.models.tokenizers import Tokenizer, TokenizerError
 
@@ -221,7 +222,7 @@ def load(name_or_path: str | Path) -> SentenceEncoder:
     except Exception as e:  # safetensors raises its own SafetensorError, or OSError
         raise ModelLoadError(f"{weights}: not a readable safetensors file ({e}); expected the "
                              "weights paralib saved with this model's config.json") from e
-    load_state(model, state, str(weights))
+    load_state(model, dequantize(state, folder), str(weights))
     card = folder / CARD
     return SentenceEncoder(model, tuple(config.get("languages", ["en"])), config.get("info"),
                            card.read_text(encoding="utf-8") if card.is_file() else None)
