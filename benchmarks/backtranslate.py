@@ -22,7 +22,7 @@ Reports sentences/s and target tokens/s and the ratios, the start-up seconds of 
 peak RSS (driver, Ray processes and workers summed) on the small input (1x) and on ``--n``
 (10x by default). Writes ``benchmarks/results/backtranslate.json``.
 
-    python benchmarks/backtranslate.py --model models/de-en --hf-model runs/mt-de-en/hf
+    python -m benchmarks backtranslate --model models/de-en --hf-model runs/mt-de-en/hf
 
 With ``--device cuda``, (a) translates on the GPU and (b) runs ``--actors-per-gpu`` actors
 sharing it (both with CTranslate2's ``auto`` compute type and ``--batch-tokens``);
@@ -41,13 +41,11 @@ from pathlib import Path
 
 import sentencepiece as spm
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import PeakRSS, machine, table, write_json  # noqa: E402
-
-from paralib.config import BitextConfig, load_config  # noqa: E402
-from paralib.io.shards import read_output  # noqa: E402
-from paralib.mt.train import read_text  # noqa: E402
-from paralib.paths import PROJECT_ROOT, data_root  # noqa: E402
+from benchmarks.common import PeakRSS, table, write_json
+from paralib.config import BitextConfig, load_config
+from paralib.io.shards import read_output
+from paralib.mt.train import read_text
+from paralib.paths import PROJECT_ROOT, data_root
 
 
 def target_tokens(model: Path, texts: list[str]) -> int:
@@ -136,7 +134,7 @@ def run_ray(model: Path, src: str, ref: str, out: Path, beam: int, actors: int,
     return seconds, mem.peak_mb, data["trans"].tolist()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=str(PROJECT_ROOT / "models" / "de-en"))
     ap.add_argument("--hf-model", default=str(PROJECT_ROOT / "runs" / "mt-de-en" / "hf"))
@@ -160,7 +158,7 @@ def main() -> None:
                     help="leave out (c) and (c') (no transformers model at hand)")
     ap.add_argument("--name", default="backtranslate",
                     help="results file: benchmarks/results/NAME.json")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     model, hf = Path(args.model), Path(args.hf_model)
     if not args.skip_transformers and not (hf / "config.json").is_file():
         sys.exit(f"{hf}: no transformers model; train one with "
@@ -247,7 +245,6 @@ def main() -> None:
     ray_text = (f"{actors} actors x 1 thread" if args.device == "cpu" else
                 f"{actors} actor(s) sharing the GPU") + ", Ray started before timing"
     result = {
-        "machine": machine(),
         "setup": {"model": str(model), "hf_model": None if args.skip_transformers else str(hf),
                   "sentences": args.n, "sentences_small": small, "beam": args.beam,
                   "threads": args.threads, "device": args.device,
@@ -291,7 +288,3 @@ def main() -> None:
     print(f"peak RSS of (b): {peak1} MB at 1x ({small} sentences), {peak10} MB at "
           f"{result['input_10x_over_1x']}x ({args.n} sentences)")
     print(f"wrote {write_json(args.name, result)}")
-
-
-if __name__ == "__main__":
-    main()

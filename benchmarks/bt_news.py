@@ -7,7 +7,7 @@ selected by the existing stages. Each stage runs in this process on an embedded 
 ``paralib backtranslate`` does); for each it records wall seconds, rows in and out, rows/s,
 and the peak RSS of this driver, of the largest process below it and of all of them summed.
 
-    python benchmarks/bt_news.py [--fraction 0.1] [--overwrite]
+    python -m benchmarks bt_news [--fraction 0.1] [--overwrite]
 
 ``--fraction`` runs the first fraction of every file (a quick check); results go to
 ``benchmarks/results/bt-news.json`` (``bt-news-<fraction>.json`` for a fraction). The ratio of
@@ -19,15 +19,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import TreeRSS, machine, table, write_json  # noqa: E402
-
-from paralib.config import load_config  # noqa: E402
-from paralib.paths import PROJECT_ROOT  # noqa: E402
+from benchmarks.common import TreeRSS, table, write_json
+from paralib.config import load_config
+from paralib.paths import PROJECT_ROOT
 
 CONFIG = PROJECT_ROOT / "configs" / "news-backtranslate.yaml"
 
@@ -44,12 +41,12 @@ def measure(name: str, fn) -> tuple[dict, object]:
     return row, result
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", type=Path, default=CONFIG)
     ap.add_argument("--fraction", type=float, default=None)
     ap.add_argument("--overwrite", action="store_true", help="redo stages already done")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     sets = []
     if args.fraction:
@@ -84,7 +81,7 @@ def main() -> None:
                   rows_per_s=round(se["rows_in"] / se_row["seconds"], 1))
     rows.append(se_row)
 
-    result = {"machine": machine(), "config": str(args.config.relative_to(PROJECT_ROOT)),
+    result = {"config": str(args.config.relative_to(PROJECT_ROOT)),
               "fraction": args.fraction, "models": cfg.backtranslate.models,
               "beam": cfg.backtranslate.beam_size,
               "num_hypotheses": cfg.backtranslate.num_hypotheses,
@@ -96,7 +93,3 @@ def main() -> None:
                        "driver_peak_mb", "largest_mb", "all_processes_mb"]))
     name = "bt-news" if not args.fraction else f"bt-news-{args.fraction}"
     print(f"wrote {write_json(name, result)}")
-
-
-if __name__ == "__main__":
-    main()

@@ -23,17 +23,14 @@ into mega-batches of 100·M pairs:
 
 Writes ``benchmarks/results/caption_groups.json``. One torch thread.
 
-    python benchmarks/caption_groups.py [--pairs 16000]
+    python -m benchmarks caption_groups [--pairs 16000]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
+from benchmarks.common import table, write_json
 
 ENCODERS = {"WORD": {"name": "word", "dim": 300}, "TRIGRAM": {"name": "trigram", "dim": 300}}
 MEGABATCHES = (1, 20, 40)
@@ -106,10 +103,10 @@ def measure(encoder: str, m: int, data, tokenizers, cfg) -> dict:
             **{k: round(total[k] / n, 4) for k in total if k != "pairs"}}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pairs", type=int, default=16000)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     import torch
 
     from paralib.config import Config
@@ -130,10 +127,6 @@ def main() -> None:
     print(table(rows, ["encoder", "M", "pairs", "mates", "in_group", "partner_cos",
                        "hardest_cos", "hardest_cos_grouped", "closer", "closer_grouped",
                        "semihard_cos", "semihard_fallback"]))
-    path = write_json("caption_groups", {"machine": machine(), "args": vars(args),
+    path = write_json("caption_groups", {"args": vars(args),
                                          "group_sizes": sizes, "rows": rows})
     print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main()

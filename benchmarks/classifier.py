@@ -17,7 +17,7 @@ Packed and unrolled alternate ``--rounds`` (3) times so that load from other wor
 both. The weights after the steps and the probabilities are compared (largest absolute
 difference: float32 rounding). One torch thread. Writes ``benchmarks/results/classifier.json``.
 
-    python benchmarks/classifier.py [--steps 20] [--score 10000] [--rounds 3]
+    python -m benchmarks classifier [--steps 20] [--score 10000] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -26,13 +26,10 @@ import argparse
 import copy
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
-from encode import english_sentences  # noqa: E402
+from benchmarks.common import table, write_json
+from benchmarks.encode import english_sentences
 
 BATCH = 100
 
@@ -74,13 +71,13 @@ def measure(net0, vocab, texts, labels, score_texts, unrolled: bool, steps: int)
     return step, rate, net, probs
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--score", type=int, default=10_000)
     ap.add_argument("--rounds", type=int, default=3)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     import numpy as np
     import torch
 
@@ -118,11 +115,7 @@ def main() -> None:
            "max_weight_difference": float(f"{weight_diff:.3g}"),
            "max_probability_difference": float(f"{np.abs(prob_p - prob_u).max():.3g}")}
     print(table([row], list(row)))
-    path = write_json("classifier", {"machine": machine(), "args": vars(args),
+    path = write_json("classifier", {"args": vars(args),
                                      "sources": sources, "vocabulary": len(vocab),
                                      "load_average_at_end": os.getloadavg()[0], "rows": [row]})
     print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main()

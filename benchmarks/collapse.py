@@ -20,18 +20,16 @@ numbers are of one seed and one pass: they show which settings collapse (dev cos
 standard deviation below 0.01), not how well a full run would do. One torch thread. Writes
 ``benchmarks/results/collapse.json``.
 
-    python benchmarks/collapse.py [--pairs 30000] [--bitext-pairs 10000] [--dim 100]
+    python -m benchmarks collapse [--pairs 30000] [--bitext-pairs 10000] [--dim 100]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
+from benchmarks.common import table, write_json
 
 # experiment 9's selection of the quickstart's back-translated German Multi30k
 BACKTRANSLATED = ("output/experiments/bitext-vs-backtranslation/full/runs/"
@@ -142,14 +140,14 @@ def measure(setting: dict) -> dict:
             "raw_after": after}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pairs", type=int, default=30000)
     ap.add_argument("--bitext-pairs", type=int, default=10000)
     ap.add_argument("--dim", type=int, default=100)
     ap.add_argument("--backtranslated", default=BACKTRANSLATED,
                     help="selected back-translated pairs (a folder of parquet files)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     import torch
 
     torch.set_num_threads(1)
@@ -161,9 +159,5 @@ def main() -> None:
     print(table(rows, ["encoder", "data", "negatives", "pairs", "partner_cos", "hardest_cos",
                        "cos_before", "cos_after", "dev_r_before", "dev_r_after",
                        "loss_last_10", "collapsed"]))
-    path = write_json("collapse", {"machine": machine(), "args": vars(args), "rows": rows})
+    path = write_json("collapse", {"args": vars(args), "rows": rows})
     print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main()

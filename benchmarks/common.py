@@ -1,4 +1,7 @@
-"""Shared helpers of the benchmark scripts: machine facts, memory sampling, tables, JSON."""
+"""Shared helpers of the benchmark scripts: machine facts, memory sampling, tables, and the one
+result format (:func:`stamp`, :func:`write_json`): what ran (``benchmark``, ``command``), on
+what (``machine``), when (``date``) and under what load (``load_average`` before and after),
+then the script's own figures and ``rows``."""
 
 from __future__ import annotations
 
@@ -6,13 +9,54 @@ import contextlib
 import json
 import os
 import platform
+import shlex
+import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
 
 RESULTS = Path(__file__).resolve().parent / "results"
+
+
+@dataclass(frozen=True)
+class Run:
+    """The benchmark being run: its name, its command line and the load average at its start."""
+
+    name: str
+    command: str
+    load_before: tuple[float, float, float]
+
+
+_run: Run | None = None
+
+
+def begin(name: str, argv: list[str]) -> Run:
+    """Record that ``python -m benchmarks NAME ARGV`` starts now (:mod:`benchmarks.__main__`)."""
+    global _run
+    _run = Run(name, shlex.join(["python", "-m", "benchmarks", name, *argv]),
+               tuple(round(x, 2) for x in os.getloadavg()))
+    return _run
+
+
+def stamp(payload: dict) -> dict:
+    """``payload`` under the header every result file starts with: ``benchmark``, ``command``,
+    ``machine``, ``date`` and ``load_average`` (1, 5 and 15-minute averages ``before`` the run
+    and ``after`` it, now). A key of ``payload`` wins over the header's (a merge of parts keeps
+    the machine they ran on). Outside :func:`begin` the command is this process's and the load
+    before is not known (``null``)."""
+    facts = machine()
+    header = {
+        "benchmark": _run.name if _run else Path(sys.argv[0]).stem,
+        "command": _run.command if _run else shlex.join(sys.argv),
+        "machine": facts,
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "load_average": {"before": list(_run.load_before) if _run else None,
+                         "after": [round(x, 2) for x in os.getloadavg()]},
+    }
+    return {**header, **payload}
 
 
 def machine() -> dict:
@@ -122,10 +166,11 @@ def model_folders(parser, specs: list[str]) -> dict[str, Path]:
 
 
 def write_json(name: str, payload: dict) -> Path:
-    """Write ``benchmarks/results/<name>.json``."""
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"{name}.json"
-    path.write_text(json.dumps(payload, indent=2))
+    """Write ``benchmarks/results/<name>.json`` (or ``name``, a path of its own, with
+    ``.json`` added unless it ends so) as :func:`stamp` makes it."""
+    path = RESULTS / (name if str(name).endswith(".json") else f"{name}.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(stamp(payload), indent=2))
     return path
 
 

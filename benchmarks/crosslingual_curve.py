@@ -23,8 +23,8 @@ saved as a model folder and scored by :func:`paralib.evaluate.evaluate` on the s
 mean). Per language and metric, score ≈ a + b·log2(pairs) is fitted by least squares and the
 pairs each target needs by that fit are reported beside the pairs available.
 
-    nice -n 10 python benchmarks/crosslingual_curve.py [--langs ar,es,tr] [--vocab 8000]
-    python benchmarks/crosslingual_curve.py --smoke --langs de --data PAIRS.parquet --out X.json
+    nice -n 10 python -m benchmarks crosslingual_curve [--langs ar,es,tr] [--vocab 8000]
+    python -m benchmarks crosslingual_curve --smoke --langs de --data PAIRS.parquet --out X.json
 
 Writes ``benchmarks/results/crosslingual_curve.json`` (``--out``) after every run.
 """
@@ -35,16 +35,13 @@ import argparse
 import copy
 import math
 import os
-import shlex
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import RESULTS, machine, table  # noqa: E402
+from benchmarks.common import RESULTS, stamp, table
 
 ROOT = Path(__file__).resolve().parent.parent
 STS_TARGET = 60.0      # issue 28: STS 2017 ar-en, es-en, tr-en
@@ -244,7 +241,7 @@ def write(out: Path, payload: dict) -> None:
     tmp = out.with_suffix(".json.tmp")
     import json
 
-    tmp.write_text(json.dumps(payload, indent=2, default=lambda v: None))
+    tmp.write_text(json.dumps(stamp(payload), indent=2, default=lambda v: None))
     tmp.replace(out)
 
 
@@ -263,7 +260,6 @@ def merge(files: list[str], out: Path) -> None:
     if len(seen) != len(set(seen)):
         raise SystemExit("a (language, fraction, vocabulary) run is in more than one part")
     payload = {"machine": parts[0]["machine"],
-               "command": " ".join(shlex.quote(a) for a in sys.argv),
                "parts": [{"file": f, "command": p["command"], "recipe": p["recipe"],
                           "load_start": p.get("load_start"), "load_end": p.get("load_end"),
                           "runs": len(p["runs"])} for f, p in zip(files, parts, strict=True)],
@@ -275,7 +271,7 @@ def merge(files: list[str], out: Path) -> None:
     print(f"\nwrote {out}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=str(ROOT / "output/bitext-all"))
     ap.add_argument("--langs", default="ar,es,tr")
@@ -292,7 +288,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(RESULTS / "crosslingual_curve.json"))
     ap.add_argument("--merge", nargs="+", metavar="JSON",
                     help="write --out from the JSONs of earlier invocations instead of training")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.merge:
         merge(args.merge, Path(args.out))
         return
@@ -303,7 +299,6 @@ def main() -> None:
     fractions = sorted(float(x) for x in args.fractions.split(","))
     tmp = Path(tempfile.mkdtemp(prefix="paralib-xl-curve-"))
     payload: dict = {
-        "machine": machine(), "command": " ".join(shlex.quote(a) for a in sys.argv),
         "data": args.data, "smoke": args.smoke,
         "recipe": {"model": "sp averaging", "vocab": args.vocab, "extra_vocab": args.extra_vocab,
                    "dim": 300, "word_dropout": 0.3, "loss": "margin 0.4",
@@ -351,7 +346,3 @@ def main() -> None:
     print()
     print_tables(payload["runs"], payload["fits"])
     print(f"\nwrote {out}")
-
-
-if __name__ == "__main__":
-    main()

@@ -8,7 +8,7 @@ a language). The XNLI dev mean picks the model; STS Benchmark dev (from the fold
 ``training.json``) is shown beside it. No test set is read: the chosen model is measured once,
 afterwards, by ``benchmarks/quality.py``.
 
-    python benchmarks/crosslingual_dev.py --model xl=output/models/paralib-xl \
+    python -m benchmarks crosslingual_dev --model xl=output/models/paralib-xl \
         --model xl-d600=output/models/paralib-xl-d600 [--out NAME]
 
 Prints a table and writes ``benchmarks/results/crosslingual_dev.json`` (``--out``).
@@ -19,16 +19,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import shlex
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, model_folders, table, write_json  # noqa: E402
-
-from paralib.contracts import EvalReport, TrainingSummary  # noqa: E402
+from benchmarks.common import model_folders, table, write_json
+from paralib.contracts import EvalReport, TrainingSummary
 
 XNLI = ("ar", "de", "es", "fr", "tr")
 
@@ -72,13 +68,7 @@ def main(argv: list[str] | None = None) -> None:
     print(table(shown, cols))
     print(f"chosen on XNLI dev: {rows[0]['model']} ({rows[0]['folder']})")
     path = write_json(args.out, {
-        "machine": machine(), "command": shlex.join(["benchmarks/crosslingual_dev.py",
-                                                     *(argv or sys.argv[1:])]),
         "metric": "XNLI dev retrieval accuracy, mean of xx->en and en->xx over ar, de, es, "
                   "fr, tr (the choice); STS Benchmark dev from training.json (shown)",
         "seconds": round(time.time() - t0, 1), "rows": rows, "chosen": rows[0]["model"]})
     print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main()

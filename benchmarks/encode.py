@@ -23,7 +23,7 @@ count (all cores).
 slower than 1 thread, with 10x the CPU time (LSTM encode, measured here); sleeping threads
 avoid that. Writes ``benchmarks/results/encode.json``.
 
-    python benchmarks/encode.py [--threads 2] [--n 100000] [--minilm-n 5000] [--quick]
+    python -m benchmarks encode [--threads 2] [--n 100000] [--minilm-n 5000] [--quick]
 """
 
 from __future__ import annotations
@@ -31,18 +31,15 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
-import sys
 import time
 from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch is loaded
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
-
-from paralib.paths import data_root  # noqa: E402
+from benchmarks.common import table, write_json
+from paralib.paths import data_root
 
 ENCODERS = ["sp", "word", "trigram", "lstm", "gran"]
 VOCAB = {"sp": 20_000, "word": 200_000, "trigram": 200_000}  # the papers' sizes (capped by data)
@@ -99,7 +96,7 @@ def time_encode(encode, sents: list[str], warmup: int = 500) -> tuple[float, flo
     return time.perf_counter() - w, time.process_time() - c, tuple(vecs.shape)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=100_000, help="sentences for paralib's encoders")
     ap.add_argument("--minilm-n", type=int, default=5000, help="subset for all-MiniLM-L6-v2")
@@ -111,7 +108,7 @@ def main() -> None:
     ap.add_argument("--dim", type=int, default=300)
     ap.add_argument("--encoders", default=",".join(ENCODERS))
     ap.add_argument("--quick", action="store_true", help="20,000 sentences, MiniLM on 1,000")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.quick:
         args.n, args.minilm_n = 20_000, 1000
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -173,7 +170,6 @@ def main() -> None:
     minilm_rate = len(subset) / wall
     sp_sub_rate = len(subset) / sp_sub_wall
     result = {
-        "machine": machine(),
         "setup": {
             "sentences": len(sents), "sources": counts, "cycled": cycled,
             "threads": args.threads, "batch_size": args.batch_size,
@@ -212,7 +208,3 @@ def main() -> None:
           f"{len(subset)} sentences: {result['sp_vs_minilm_same_subset']}x")
     print(f"load average before {load_before}, after {load_after}")
     print(f"wrote {write_json('encode', result)}")
-
-
-if __name__ == "__main__":
-    main()

@@ -31,7 +31,7 @@ of a few seconds that a larger corpus spreads thinner.
 ``OMP_WAIT_POLICY=PASSIVE`` as in ``benchmarks/encode.py``. Writes
 ``benchmarks/results/encode_speed.json`` (``encode_speed-N.json`` for another ``--n``).
 
-    python benchmarks/encode_speed.py [--n 300000] [--files 8] [--dtype float32] [--cycle]
+    python -m benchmarks encode_speed [--n 300000] [--files 8] [--dtype float32] [--cycle]
 """
 
 from __future__ import annotations
@@ -41,17 +41,14 @@ import gzip
 import json
 import os
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch is loaded
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
-
-from paralib.paths import data_root, models_root  # noqa: E402
+from benchmarks.common import table, write_json
+from paralib.paths import data_root, models_root
 
 DEFAULT_N = 300_000
 LOADED = 1.5  # a 1-minute load average above this: another job shared the cores
@@ -92,7 +89,7 @@ def english_sentences(n: int, cycle: bool = False) -> tuple[list[str], dict[str,
     return list(seen)[:n], counts
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=DEFAULT_N)
     ap.add_argument("--files", type=int, default=8, help="text files the corpus is split into")
@@ -103,7 +100,7 @@ def main() -> None:
     ap.add_argument("--cycle", action="store_true",
                     help="repeat the distinct sentences when --n asks for more")
     ap.add_argument("--quick", action="store_true", help="20,000 sentences")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.quick:
         args.n = 20_000
     import paralib
@@ -183,7 +180,7 @@ def main() -> None:
               f"{os.cpu_count()} cores: another job was running; measure again")
     name = "encode_speed" if args.n == DEFAULT_N else f"encode_speed-{args.n}"
     path = write_json(name, {
-        "machine": machine(), "sentences": len(sents), "sources": counts, "files": args.files,
+        "sentences": len(sents), "sources": counts, "files": args.files,
         "model": args.model, "batch_size": args.batch_size, "shard_rows": args.shard_rows,
         "dtype": args.dtype, "in_process_seconds": [round(first, 2), round(second, 2)],
         "ray_seconds": round(ray_s, 2), "ray_stage_report_seconds": round(report.seconds, 2),
@@ -233,7 +230,3 @@ def encoder_threads() -> int:
     import torch
 
     return torch.get_num_threads()
-
-
-if __name__ == "__main__":
-    main()

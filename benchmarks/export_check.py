@@ -11,7 +11,7 @@
 - encoding speed of the three on the speed suite's set (sentences/s; torch on 1 thread,
   the Rust tokeniser without its thread pool; the best of ``--speed-runs`` runs).
 
-    python benchmarks/export_check.py [--model models/paralib-en]
+    python -m benchmarks export_check [--model models/paralib-en]
 
 Prints a table and writes ``benchmarks/results/export.json``.
 """
@@ -22,16 +22,14 @@ import os
 
 os.environ["TOKENIZERS_PARALLELISM"] = "false"  # one thread, before tokenizers is imported
 
-import argparse  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import tempfile
+import time
+from pathlib import Path
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
+from benchmarks.common import table, write_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -137,7 +135,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"STSB test: {len(sentences):,} distinct sentences, {with_unk} with <unk> text; "
           f"Tatoeba: tokenizer.json gives paralib's ids on {ids['identical']:,} of "
           f"{ids['sentences']:,} sentences ({ids['languages']} languages)")
-    path = write_json("export", {"machine": machine(), "model": str(source),
+    path = write_json("export", {"model": str(source),
                                  "stsb_test_sentences": len(sentences),
                                  "stsb_test_sentences_with_unk": with_unk, "rows": rows,
                                  "tatoeba_ids": ids, "speed_sentences": args.speed_sentences,
@@ -145,7 +143,3 @@ def main(argv: list[str] | None = None) -> None:
                                           "the speed suite's batches of 128, best of "
                                           f"{args.speed_runs} runs"})
     print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main()

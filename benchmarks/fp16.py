@@ -9,7 +9,7 @@ weights in either precision. Only the development set is read: the numbers go on
 a model shipped in float16 (``scripts/ship_model.py --fp16``), which are then measured on the
 test sets by ``benchmarks/quality.py`` like any other.
 
-    python benchmarks/fp16.py --model paralib-en-word-trigram=output/models/paralib-en-word-trigram
+    python -m benchmarks fp16 --model paralib-en-word-trigram=output/models/paralib-en-word-trigram
 
 Prints a table and writes ``benchmarks/results/fp16.json`` (``--out``).
 """
@@ -18,18 +18,14 @@ from __future__ import annotations
 
 import argparse
 import copy
-import shlex
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, model_folders, table, write_json  # noqa: E402
-
-from paralib.models.pretrained import SentenceEncoder, load  # noqa: E402
+from benchmarks.common import model_folders, table, write_json
+from paralib.models.pretrained import SentenceEncoder, load
 
 
 def rounded(encoder: SentenceEncoder) -> SentenceEncoder:
@@ -47,7 +43,7 @@ def compare(name: str, folder: Path, a: list[str], b: list[str], gold: np.ndarra
 
     full = load(folder)
     half = rounded(full)
-    cos32, cos16 = full.similarity(a, b), half.similarity(a, b)
+    cos32, cos16 = full.similarity_pairwise(a, b), half.similarity_pairwise(a, b)
     diff = np.abs(cos32.astype(np.float64) - cos16.astype(np.float64))
     n = sum(p.numel() for p in full.model.parameters())
     return {"model": name, "folder": str(folder), "pairs": len(a),
@@ -75,13 +71,7 @@ def main(argv: list[str] | None = None) -> None:
                   else r[c]) for c in cols} for r in rows]
     print(table(shown, cols))
     path = write_json(args.out, {
-        "machine": machine(),
-        "command": shlex.join(["benchmarks/fp16.py", *(argv or sys.argv[1:])]),
         "metric": "STS Benchmark dev Pearson's r x 100 and pair cosines, float32 weights "
                   "against the same weights rounded to float16",
         "seconds": round(time.time() - t0, 1), "rows": rows})
     print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main()

@@ -14,24 +14,21 @@ the approximate indexes (IVF, HNSW) to show what they cost in F1 and time.
 
 Writes ``benchmarks/results/mine_bucc.json``.
 
-    python benchmarks/mine_bucc.py [--model DIR] [--pairs de-en,fr-en]
+    python -m benchmarks mine_bucc [--model DIR] [--pairs de-en,fr-en]
 """
 
 from __future__ import annotations
 
 import argparse
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
-
-from paralib.paths import data_root, models_root  # noqa: E402
+from benchmarks.common import table, write_json
+from paralib.paths import data_root, models_root
 
 
 def candidates(out: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -66,12 +63,12 @@ def mine_pair(pair: str, bucc, model: str, work: Path, index: str, vectors: Path
     return run_mine(cfg, progress=False), out
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=str(models_root() / "paralib-en"))
     ap.add_argument("--pairs", default="de-en,fr-en")
     ap.add_argument("--seed", type=int, default=0, help="the evaluation's split seed")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     from paralib.evaluate.bucc import BUCC, evaluate_mining
     from paralib.evaluate.common import Settings
     from paralib.evaluate.encoders import load_model_folder
@@ -123,7 +120,7 @@ def main() -> None:
         if r["system"].endswith("(from text)"):
             print(f"{r['pair']}: paralib mine F1 {'==' if r['same_f1_as_evaluate'] else '!='} "
                   "paralib evaluate F1")
-    path = write_json("mine_bucc", {"machine": machine(), "model": args.model, "rows": rows})
+    path = write_json("mine_bucc", {"model": args.model, "rows": rows})
     print(f"wrote {path}")
 
 
@@ -131,7 +128,3 @@ def _kind(info: dict) -> str:
     extra = {"ivf": f"({info.get('nlist')}/{info.get('nprobe')})",
              "hnsw": f"(M={info.get('m')})"}.get(info["kind"], "")
     return info["kind"] + extra
-
-
-if __name__ == "__main__":
-    main()

@@ -20,7 +20,7 @@ reference). chrF is sacreBLEU's default chrF. The language of a model comes from
 Prints a table (model, test set, sentences, BLEU, chrF, sentences/s) and writes
 ``benchmarks/results/mt-news.json`` (``--out``). Sentences/s is decoding only (model loaded).
 
-    OMP_NUM_THREADS=2 python benchmarks/mt_news.py
+    OMP_NUM_THREADS=2 python -m benchmarks mt_news
 
 ``--limit N`` scores the first N lines of each test set only (a quick check).
 """
@@ -31,17 +31,14 @@ import argparse
 import json
 import os
 import re
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import RESULTS, machine, table, write_json  # noqa: E402
-
-from paralib.mt.data import read_text  # noqa: E402
-from paralib.mt.metrics import bleu, decode  # noqa: E402
-from paralib.paths import PROJECT_ROOT, data_root  # noqa: E402
-from paralib.translate.translator import check_model_dir, model_info  # noqa: E402
+from benchmarks.common import RESULTS, stamp, table, write_json
+from paralib.mt.data import read_text
+from paralib.mt.metrics import bleu, decode
+from paralib.paths import PROJECT_ROOT, data_root
+from paralib.translate.translator import check_model_dir, model_info
 
 PREFERRED_NEWS = "newstest2020"
 MULTI30K_TEST = "test_2016_flickr"
@@ -135,7 +132,7 @@ def evaluate(model: Path, name: str, src: Path, ref: Path, args) -> dict:
     return row
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", nargs="+", type=Path,
                     default=[Path("models/de-en"), Path("models/fr-en"), Path("models/cs-en")])
@@ -143,7 +140,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2, help="CTranslate2 intra_threads")
     ap.add_argument("--limit", type=int, default=None, help="first N lines of each test set")
     ap.add_argument("--out", type=Path, default=RESULTS / "mt-news.json")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     import sacrebleu
 
@@ -165,7 +162,6 @@ def main() -> None:
     total_s = time.perf_counter() - t_all
 
     result = {
-        "machine": machine(),
         "setup": {"beam": args.beam, "threads": args.threads, "limit": args.limit,
                   "device": "cpu", "compute_type": "default (the model's own)",
                   "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
@@ -186,10 +182,6 @@ def main() -> None:
         path = write_json(out.stem, result)
     else:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, indent=2))
+        out.write_text(json.dumps(stamp(result), indent=2))
         path = out
     print(f"\n{len(rows)} runs in {total_s:.0f} s; wrote {path}")
-
-
-if __name__ == "__main__":
-    main()

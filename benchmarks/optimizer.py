@@ -24,7 +24,7 @@ The averaging encoders (WORD, TRIGRAM, SP) are where the optimiser step weighs; 
 for the recurrent ones (GRAN, BLSTM: ``--encoders gran,blstm``), whose step is their backward
 pass.
 
-    python benchmarks/optimizer.py [--encoders word,trigram,sp,lstm] [--steps 20]
+    python -m benchmarks optimizer [--encoders word,trigram,sp,lstm] [--steps 20]
 """
 
 from __future__ import annotations
@@ -35,10 +35,8 @@ import os
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
+from benchmarks.common import table, write_json
 
 ENCODERS = ["word", "trigram", "sp", "lstm"]
 
@@ -105,8 +103,8 @@ def largest_difference(a, b) -> float:
                zip(a.parameters(), b.parameters(), strict=True))
 
 
-def main() -> None:
-    args = step_parser(__doc__, ENCODERS, 20, rounds_help="at least 2").parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args = step_parser(__doc__, ENCODERS, 20, rounds_help="at least 2").parse_args(argv)
     import torch
 
     torch.set_num_threads(1)
@@ -137,10 +135,6 @@ def main() -> None:
     print(table(rows, ["encoder", "vocabulary", "parameters", "loop_s_per_step",
                        "fused_s_per_step", "speedup", "max_weight_difference",
                        "loop_rerun_difference"]))
-    path = write_json("optimizer", {"machine": machine(), "args": vars(args),
+    path = write_json("optimizer", {"args": vars(args),
                                     "load_average_at_end": os.getloadavg()[0], "rows": rows})
     print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main()

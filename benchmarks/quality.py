@@ -27,8 +27,8 @@ every STS 2017 track, Tatoeba retrieval (mean of both directions over de, fr, es
 F1 (mean of de-en and fr-en), and encoding speed (sentences/s on 1 thread and on all cores,
 the speed suite's English set). Pearson's r x 100.
 
-    python benchmarks/quality.py [--m2v-python PY | --make-m2v-env DIR] [--peer-pairs 100000]
-    python benchmarks/quality.py --tiny     # a few minutes: the test's subset
+    python -m benchmarks quality [--m2v-python PY | --make-m2v-env DIR] [--peer-pairs 100000]
+    python -m benchmarks quality --tiny     # a few minutes: the test's subset
 
 Writes ``benchmarks/results/quality.json`` and ``quality.md`` (``--out`` elsewhere).
 """
@@ -45,10 +45,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import RESULTS, machine, sample_pairs, stsb_dev  # noqa: E402
-
-from paralib.contracts import EvalReport  # noqa: E402
+from benchmarks.common import RESULTS, sample_pairs, stamp, stsb_dev
+from paralib.contracts import EvalReport
 
 ROOT = Path(__file__).resolve().parent.parent
 TATOEBA_LANGS = ("de", "fr", "es", "ru")
@@ -105,8 +103,8 @@ def train_st_peers(pairs: Path, epochs: int, lrs: list[float]) -> dict[str, dict
     """Both sentence-transformers peers at every learning rate; the best of each on STSB
     dev (its model, learning rate, dev score, and the scores of every rate)."""
     import pandas as pd
-    from st_peer import train_static
 
+    from benchmarks.st_peer import train_static
     from paralib.evaluate.encoders import SentenceTransformerEncoder
 
     data = pd.read_parquet(pairs)
@@ -270,7 +268,7 @@ def main(argv: list[str] | None = None) -> None:
     out = Path(args.out)
     write_outputs(out, EvalReport.load(report), {n: {str(k): v for k, v in r.items()}
                                                  for n, r in rates.items()}, notes,
-                  {"machine": machine(), "suites": suites, "peer_pairs": args.peer_pairs,
+                  {"suites": suites, "peer_pairs": args.peer_pairs,
                    "peer_epochs": args.peer_epochs, "tiny": args.tiny, "cores": cores})
     (out / "quality-report.json").write_text(json.dumps(report, default=str))
 
@@ -290,10 +288,10 @@ def write_outputs(out: Path, report: EvalReport, rates: dict[str, dict[str, floa
     print(md)
     out.mkdir(parents=True, exist_ok=True)
     (out / "quality.md").write_text(
-        "# Side-by-side quality (`python benchmarks/quality.py`)\n\n" + md + "\n\n" +
+        "# Side-by-side quality (`python -m benchmarks quality`)\n\n" + md + "\n\n" +
         "\n".join(f"- **{k}**: {v}" for k, v in notes.items()) + "\n")
     (out / "quality.json").write_text(json.dumps(
-        {**meta, "rows": rows, "rates": rates, "notes": notes}, indent=2, default=str))
+        stamp({**meta, "rows": rows, "rates": rates, "notes": notes}), indent=2, default=str))
 
 
 def rebuild(out: Path) -> None:
@@ -303,7 +301,3 @@ def rebuild(out: Path) -> None:
     report = EvalReport.load(json.loads((out / "quality-report.json").read_text()))
     meta = {k: v for k, v in saved.items() if k not in ("rows", "rates", "notes")}
     write_outputs(out, report, saved["rates"], saved["notes"], meta)
-
-
-if __name__ == "__main__":
-    main()

@@ -17,7 +17,7 @@ training in between). ``encode_*_per_s`` is inference, not training: sentences p
 ``--encode`` (4,000) caption sentences in batches of 128, median of the rounds. One torch
 thread (what a training worker has). Writes ``benchmarks/results/recurrent.json``.
 
-    python benchmarks/recurrent.py [--encoders lstm,blstm,gran,gran-gru] [--steps 10]
+    python -m benchmarks recurrent [--encoders lstm,blstm,gran,gran-gru] [--steps 10]
 """
 
 from __future__ import annotations
@@ -27,11 +27,9 @@ import os
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
-from optimizer import largest_difference, setup, step_parser, timed_steps  # noqa: E402
+from benchmarks.common import table, write_json
+from benchmarks.optimizer import largest_difference, setup, step_parser, timed_steps
 
 ENCODERS = ["lstm", "blstm", "gran", "gran-gru"]
 
@@ -74,10 +72,10 @@ def sentence_difference(model, data) -> float:
     return (vecs[0] - vecs[1]).abs().max().item()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = step_parser(__doc__, ENCODERS, 10)
     ap.add_argument("--encode", type=int, default=4_000)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     import torch
 
     torch.set_num_threads(1)
@@ -107,10 +105,6 @@ def main() -> None:
     print(table(rows, ["encoder", "parameters", "packed_s_per_step", "unrolled_s_per_step",
                        "speedup", "encode_packed_per_s", "encode_unrolled_per_s",
                        "sentence_difference", "max_weight_difference"]))
-    path = write_json("recurrent", {"machine": machine(), "args": vars(args),
+    path = write_json("recurrent", {"args": vars(args),
                                     "load_average_at_end": os.getloadavg()[0], "rows": rows})
     print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main()

@@ -18,17 +18,14 @@ the biases outweigh the words, every sentence drives the recurrence alike and th
 state is nearly the same vector for all of them (cosines near 1). Takes seconds; writes
 ``benchmarks/results/recurrent_start.json``.
 
-    python benchmarks/recurrent_start.py [--dim 300] [--pairs 5000]
+    python -m benchmarks recurrent_start [--dim 300] [--pairs 5000]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
+from benchmarks.common import table, write_json
 
 ENCODERS = ["lstm", "blstm", "gran"]
 STARTS = {"default": (0.1, False), "wide": (1.0, False), "no_bias": (0.1, True)}
@@ -69,12 +66,12 @@ def start_row(encoder: str, start: str, dim: int, pairs: int, dev) -> dict:
             "bias_sd": round(bias_sd, 4), "raw": scores}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dim", type=int, default=300)
     ap.add_argument("--pairs", type=int, default=5000)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     import torch
 
     from paralib.train.dev import load_dev
@@ -84,10 +81,6 @@ def main() -> None:
     rows = [start_row(e, s, args.dim, args.pairs, dev) for e in ENCODERS for s in STARTS]
     print(table(rows, ["encoder", "start", "init_scale", "dev_cos", "dev_r", "input_sd",
                        "bias_sd"]))
-    path = write_json("recurrent_start", {"machine": machine(), "args": vars(args),
+    path = write_json("recurrent_start", {"args": vars(args),
                                           "rows": rows})
     print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main()

@@ -9,8 +9,8 @@ it (Ray's workers, raylet and GCS) every 0.2 s. Prints wall time, rows/s, peak R
 and of the largest single process below it, and the ratio of the 100 % peaks to the 10 %
 ones (goal: at most 1.2). Writes ``benchmarks/results/scale.json``.
 
-    python benchmarks/scale.py                      # 10 % and 100 %
-    python benchmarks/scale.py --fractions 0.01     # a quick look
+    python -m benchmarks scale                      # 10 % and 100 %
+    python -m benchmarks scale --fractions 0.01     # a quick look
 """
 
 from __future__ import annotations
@@ -23,10 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import TreeRSS, machine, table, write_json  # noqa: E402
-
-from paralib.paths import PROJECT_ROOT  # noqa: E402
+from benchmarks.common import TreeRSS, table, write_json
+from paralib.paths import PROJECT_ROOT
 
 CONFIG = PROJECT_ROOT / "configs" / "bitext-all.yaml"
 CORPORA = ("wmt-news", "tatoeba-challenge", "ntrex-128", "tico-19", "bible-versions")
@@ -61,7 +59,7 @@ def run(fraction: float, out: Path, verbose: bool, shard_rows: int) -> dict:
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fractions", type=float, nargs="+", default=[0.1, 1.0])
     ap.add_argument("--keep", default=None, help="keep the outputs under this folder")
@@ -69,7 +67,7 @@ def main() -> None:
     ap.add_argument("--shard-rows", type=int, default=2000,
                     help="rows per shard in both runs (default 2,000): equal shards, so that "
                     "a worker's memory compares like with like")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(prefix="paralib-scale-") as tmp:
         base = Path(args.keep) if args.keep else Path(tmp)
@@ -87,10 +85,6 @@ def main() -> None:
                   ("driver_peak_mb", "largest_process_mb", "all_processes_peak_mb")}
         print(f"peak RSS at {big['fraction']:g} / at {small['fraction']:g}: " + ", ".join(
             f"{k} {v}" for k, v in ratios.items()) + " (goal: at most 1.2)")
-    path = write_json("scale", {"machine": machine(), "config": str(CONFIG.relative_to(
+    path = write_json("scale", {"config": str(CONFIG.relative_to(
         PROJECT_ROOT)), "runs": rows, "ratios": ratios})
     print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main()

@@ -14,7 +14,7 @@ tokenised once (shared by length, overlap, BLEU, duplicates and LM), then every 
 (the wall-clock rate is reported too; on a busy machine it is lower). Writes
 ``benchmarks/results/score.json``.
 
-    OMP_NUM_THREADS=1 python benchmarks/score.py
+    OMP_NUM_THREADS=1 python -m benchmarks score
 """
 
 from __future__ import annotations
@@ -32,13 +32,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
-
-from paralib.filters import get_scorer  # noqa: E402
-from paralib.filters.tokenize import BatchCache, pair_tokens  # noqa: E402
-from paralib.lm import KenLMNotFoundError, hold_out_references, train_lm  # noqa: E402
-from paralib.paths import data_root  # noqa: E402
+from benchmarks.common import table, write_json
+from paralib.filters import get_scorer
+from paralib.filters.tokenize import BatchCache, pair_tokens
+from paralib.lm import KenLMNotFoundError, hold_out_references, train_lm
+from paralib.paths import data_root
 
 
 def lines(path: Path) -> list[str]:
@@ -59,11 +57,11 @@ def real_pairs(n: int) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True).head(n)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=145_000, help="pairs before the LM hold-out")
     ap.add_argument("--batch-rows", type=int, default=5000)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     pa.set_cpu_count(1)
     pa.set_io_thread_count(1)
 
@@ -121,7 +119,6 @@ def main() -> None:
     rows.append({"step": "all (one pass)", "cpu_s": round(cpu_s, 3), "share": "100%",
                  "pairs_per_s_per_core": round(n / cpu_s)})
     result = {
-        "machine": machine(),
         "setup": {"pairs": n, "batch_rows": args.batch_rows, "threads": 1,
                   "data": "Multi30k task-1 train references x task-2 train captions 1-5 of "
                           "the same image, minus the LM's held-out references",
@@ -141,7 +138,3 @@ def main() -> None:
           f"{result['pairs_per_s_wall']} pairs/s wall; {rejected} rows with a reason; "
           f"LM trained on {len(held)} references in {lm_train_s:.1f} s")
     print(f"wrote {write_json('score', result)}")
-
-
-if __name__ == "__main__":
-    main()

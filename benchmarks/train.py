@@ -39,7 +39,7 @@ Measured here: about 18 minutes for the 12 fits on the shared 2-core machine (lo
 40-60 s of each fit is Ray Train's start, tokeniser fitting, the per-epoch checkpoints and the
 training report, not training. ``--quick`` (SP and LSTM, 4 fits) takes about a third.
 
-    python benchmarks/train.py [--quick] [--encoders sp,lstm] [--skip-training]
+    python -m benchmarks train [--quick] [--encoders sp,lstm] [--skip-training]
 """
 
 from __future__ import annotations
@@ -48,15 +48,13 @@ import argparse
 import json
 import os
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import RESULTS, machine, table, write_json  # noqa: E402
+from benchmarks.common import RESULTS, table, write_json
 
 ENCODERS = ["word", "trigram", "sp", "lstm", "blstm", "gran"]
 RECURRENT = {"lstm", "blstm", "gran"}
@@ -235,7 +233,7 @@ def train_once(kind: str, workers: int, pairs: int, args, tmp: Path) -> dict:
             "loss": [round(h["loss"], 4) for h in hist]}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--encoders", default=",".join(ENCODERS))
     ap.add_argument("--workers", default="1,2", help="worker counts to compare")
@@ -254,14 +252,14 @@ def main() -> None:
     ap.add_argument("--skip-mining", action="store_true")
     ap.add_argument("--quick", action="store_true",
                     help="sp and lstm only, 3,000 / 500 pairs")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.quick:
         args.encoders, args.pairs_avg, args.pairs_rnn = "sp,lstm", 3000, 500
     kinds = [k.strip() for k in args.encoders.split(",") if k.strip()]
     worker_counts = [int(w) for w in args.workers.split(",")]
     t_start = time.perf_counter()
     load_before = os.getloadavg()
-    result: dict = {"machine": machine()}
+    result: dict = {}
 
     mine = None
     if not args.skip_mining:
@@ -354,7 +352,3 @@ def main() -> None:
     print(f"\nload average before {load_before}, after {os.getloadavg()}; "
           f"{result['setup']['total_s']} s in all")
     print(f"wrote {write_json('train', result)}")
-
-
-if __name__ == "__main__":
-    main()

@@ -13,7 +13,7 @@ the rest (batch building, ``zero_grad``, the loop). Times are CPU seconds of thi
 less than wall time; a phase's share is what matters. ``--sparse`` profiles ``train.sparse``
 (SparseAdam) too.
 
-    python benchmarks/train_profile.py [--data output/bitext-all] [--pairs 100000]
+    python -m benchmarks train_profile [--data output/bitext-all] [--pairs 100000]
         [--steps 600] [--m 20] [--sparse]
 
 Writes ``benchmarks/results/train_profile.json``.
@@ -23,14 +23,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, sample_pairs, table, write_json  # noqa: E402
-from train_speed import train_config  # noqa: E402
+from benchmarks.common import sample_pairs, table, write_json
+from benchmarks.train_speed import train_config
 
 ROOT = Path(__file__).resolve().parent.parent
 PHASES = ["mine: vectors", "mine: negatives", "mine: bags", "batch loss (dropout, forward, "
@@ -124,14 +122,14 @@ def profile(prepared, tree: dict, steps: int, m: int, sparse: bool) -> dict:
             "phases_ms": ms}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=str(ROOT / "output/bitext-all"))
     ap.add_argument("--pairs", type=int, default=100_000)
     ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--m", type=int, default=20)
     ap.add_argument("--sparse", action="store_true")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     from paralib.config import Config
     from paralib.train.run import prepare
 
@@ -145,7 +143,7 @@ def main() -> None:
         result = profile(prepared, tree, args.steps, args.m, sparse)
         rows.append({"setting": "train.sparse (SparseAdam)" if sparse else "dense Adam",
                      **result, "load_before": load, "load_after": os.getloadavg()})
-        write_json("train_profile", {"machine": machine(), "pairs": args.pairs,
+        write_json("train_profile", {"pairs": args.pairs,
                                      "threads": 1, "rows": rows})
     for r in rows:
         print(f"\n{r['setting']}: {r['ms_per_step']:.2f} CPU ms per mini-batch of 100 pairs "
@@ -154,7 +152,3 @@ def main() -> None:
         print(table([{"phase": k, "ms/step": f"{v:.2f}",
                       "share": f"{100 * v / r['ms_per_step']:.0f} %"}
                      for k, v in r["phases_ms"].items()], ["phase", "ms/step", "share"]))
-
-
-if __name__ == "__main__":
-    main()

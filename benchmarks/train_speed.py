@@ -29,7 +29,7 @@ epoch), not vocabulary fitting or the dev score.
 
 Every row records the load average before and after it (the cores may be shared).
 
-    python benchmarks/train_speed.py [--pairs 100000] [--ray-pairs 500000] [--threads 2]
+    python -m benchmarks train_speed [--pairs 100000] [--ray-pairs 500000] [--threads 2]
         [--skip-before] [--skip-ray] [--skip-st] [--sparse] [--update]
 
 Writes ``benchmarks/results/train_speed.json`` (after every row).
@@ -46,8 +46,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import RESULTS, machine, sample_pairs, stsb_dev, table, write_json  # noqa: E402
+from benchmarks.common import RESULTS, sample_pairs, stsb_dev, table, write_json
 
 ROOT = Path(__file__).resolve().parent.parent
 BEFORE = "84becc7"
@@ -138,7 +137,8 @@ def ray_worker(spec: dict) -> dict:
 def st_worker(spec: dict) -> dict:
     import pandas as pd
     import torch
-    from st_peer import train_static
+
+    from benchmarks.st_peer import train_static
 
     torch.set_num_threads(spec["threads"])
     data = pd.read_parquet(spec["path"])
@@ -149,8 +149,11 @@ def st_worker(spec: dict) -> dict:
 
 def run(spec: dict, pythonpath: Path) -> dict:
     """``spec`` in a fresh Python process whose ``paralib`` comes from ``pythonpath``."""
-    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
-    out = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)], env=env,
+    # outside the repository, so that ``paralib`` is the one on ``pythonpath`` and
+    # ``benchmarks`` the package of this tree
+    env = {**os.environ, "PYTHONPATH": f"{pythonpath}{os.pathsep}{ROOT}"}
+    out = subprocess.run([sys.executable, "-m", "benchmarks", "train_speed", "--worker",
+                          json.dumps(spec)], env=env, cwd=tempfile.gettempdir(),
                          capture_output=True, text=True, timeout=3600, check=False)
     if out.returncode:
         raise RuntimeError(f"{spec['name']} failed:\n{out.stderr[-3000:]}")
@@ -164,7 +167,7 @@ def before_tree(ref: str, where: Path) -> Path:
     return where
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=str(ROOT / "output/bitext-all"))
     ap.add_argument("--pairs", type=int, default=100_000)
@@ -187,7 +190,7 @@ def main() -> None:
                     help="keep the rows of the JSON already written, replacing those of the "
                     "settings run again (a rerun of some rows at a quieter time)")
     ap.add_argument("--worker")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.worker:
         spec = json.loads(args.worker)
         run_one = st_worker if spec.get("st") else ray_worker if spec.get("ray") else worker
@@ -247,7 +250,7 @@ def main() -> None:
             print(f"{name}: {result['pairs_per_s']:,.0f} pairs/s, STSB dev "
                   f"{result['stsb_dev']:.1f}, load {load[0]:.1f}", flush=True)
             write_json("train_speed", {
-                "machine": machine(), "threads": args.threads, "pairs": args.pairs,
+                "threads": args.threads, "pairs": args.pairs,
                 "before_commit": args.before, "rows": rows})
     finally:
         if (tmp / "before").exists():   # the worktree this run added, and only it
@@ -259,7 +262,3 @@ def main() -> None:
                   "M at end": r.get("megabatch_end", ""),
                   "load": f"{r['load_before'][0]:.1f}"} for r in rows],
                 ["setting", "pairs", "pairs/s", "STSB dev", "M at end", "start-up s", "load"]))
-
-
-if __name__ == "__main__":
-    main()

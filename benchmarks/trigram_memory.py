@@ -16,7 +16,7 @@ The three alternate ``--rounds`` (3) times so that load from other work falls on
 the table gives the median seconds and each one's ratio to ``plain``. The ids of all three are
 checked to be identical. Writes ``benchmarks/results/trigram_memory.json``.
 
-    python benchmarks/trigram_memory.py [--sentences 100000] [--rounds 3]
+    python -m benchmarks trigram_memory [--sentences 100000] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -24,13 +24,10 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, table, write_json  # noqa: E402
-from encode import english_sentences  # noqa: E402
+from benchmarks.common import table, write_json
+from benchmarks.encode import english_sentences
 
 BATCH = 100
 
@@ -44,12 +41,12 @@ def timed(encode, sents: list[str]) -> tuple[float, list[list[int]]]:
     return time.perf_counter() - start, out
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sentences", type=int, default=100_000)
     ap.add_argument("--rounds", type=int, default=3)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     from paralib.models.tokenizers.base import VocabTokenizer
     from paralib.models.tokenizers.trigram import TrigramTokenizer
 
@@ -75,11 +72,7 @@ def main() -> None:
     print(table(rows, ["encoding", "seconds", "sentences_per_s", "ratio_to_plain"]))
     print(f"{len(sents):,} sentences, vocabulary {tok.size:,}, {words:,} words remembered")
     path = write_json("trigram_memory", {
-        "machine": machine(), "args": vars(args), "sources": sources, "cycled": cycled,
+        "args": vars(args), "sources": sources, "cycled": cycled,
         "vocabulary": tok.size, "words_remembered": words, "identical_ids": True,
         "load_average_at_end": os.getloadavg()[0], "rows": rows})
     print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main()

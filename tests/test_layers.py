@@ -46,7 +46,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "orchestration": ("paralib.runs", "paralib.runs.*", "paralib.quickstart", "paralib.tune*",
                       "paralib.experiments*"),
     # the command line (each stage's cli module included) and the package's public face
-    "entry": ("paralib", "paralib.__main__", "paralib.cli", "paralib.*.cli"),
+    "entry": ("paralib", "paralib.__main__", "paralib.cli", "paralib.*.cli",
+              "paralib.docsgen"),
 }
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gzip
-import importlib.util
+import importlib
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -28,16 +28,13 @@ def val_pairs(tmp_path: Path) -> Path:
 
 
 def _load_script(name: str) -> ModuleType:
-    script = PROJECT_ROOT / "benchmarks" / f"{name}.py"
-    sys.path.insert(0, str(script.parent))
-    spec = importlib.util.spec_from_file_location(name, script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    if str(PROJECT_ROOT) not in sys.path:  # ``pytest`` alone does not put the root there
+        sys.path.insert(0, str(PROJECT_ROOT))
+    return importlib.import_module(f"benchmarks.{name}")
 
 
 @pytest.fixture
 def load_script():
-    """``load_script(name)``: the benchmark script ``benchmarks/<name>.py`` imported as a
-    module (its folder on the path, as when it runs, for ``common``)."""
+    """``load_script(name)``: the benchmark ``benchmarks/<name>.py``, imported as the module
+    ``benchmarks.<name>`` that ``python -m benchmarks <name>`` runs."""
     return _load_script

@@ -13,8 +13,7 @@ import pytest
 
 from paralib.paths import PROJECT_ROOT
 
-SCRIPT = PROJECT_ROOT / "benchmarks" / "crosslingual_curve.py"
-
+SCRIPT = ["-m", "benchmarks", "crosslingual_curve"]  # run from PROJECT_ROOT
 
 
 def test_fit_recovers_a_line_and_the_pairs_a_target_needs(load_script):
@@ -43,11 +42,17 @@ def test_anneal_reaches_the_largest_megabatch_after_15_percent(load_script):
 
 def test_smoke_run_writes_runs_and_fits(tmp_path, val_pairs):
     out = tmp_path / "curve.json"
-    cmd = [sys.executable, str(SCRIPT), "--smoke", "--langs", "de", "--data",
+    cmd = [sys.executable, *SCRIPT, "--smoke", "--langs", "de", "--data",
            str(val_pairs), "--out", str(out)]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False,
+                          cwd=PROJECT_ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(out.read_text())
+    # the harness's header: what ran, where, and the load before and after
+    assert result["benchmark"] == "crosslingual_curve"
+    assert result["command"].startswith("python -m benchmarks crosslingual_curve --smoke")
+    assert len(result["load_average"]["before"]) == len(result["load_average"]["after"]) == 3
+    assert result["machine"]["cores"] >= 1
     runs = result["runs"]
     assert [(r["lang"], r["fraction"], r["pairs"]) for r in runs] == [("de", 0.5, 300),
                                                                       ("de", 1.0, 600)]
@@ -67,14 +72,15 @@ def test_smoke_run_writes_runs_and_fits(tmp_path, val_pairs):
         parts.append(tmp_path / f"part{i}.json")
         parts[-1].write_text(json.dumps({**result, "runs": [run]}))
     merged = tmp_path / "merged.json"
-    done = subprocess.run([sys.executable, str(SCRIPT), "--merge", *map(str, parts), "--out",
+    done = subprocess.run([sys.executable, *SCRIPT, "--merge", *map(str, parts), "--out",
                            str(merged)], capture_output=True, text=True, timeout=300,
-                          check=False)
+                          check=False, cwd=PROJECT_ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
     both = json.loads(merged.read_text())
     assert [r["part"] for r in both["runs"]] == [0, 1]
     assert both["fits"] == result["fits"] and len(both["parts"]) == 2
-    twice = subprocess.run([sys.executable, str(SCRIPT), "--merge", str(parts[0]),
+    twice = subprocess.run([sys.executable, *SCRIPT, "--merge", str(parts[0]),
                             str(parts[0]), "--out", str(tmp_path / "no.json")],
-                           capture_output=True, text=True, timeout=300, check=False)
+                           capture_output=True, text=True, timeout=300, check=False,
+                           cwd=PROJECT_ROOT)
     assert twice.returncode != 0 and "more than one part" in twice.stderr

@@ -63,10 +63,11 @@ def test_rebuild_reads_the_saved_report_through_its_contract(tmp_path, load_scri
 
 def test_tiny_quality_benchmark(tmp_path, val_pairs):
     shipped = PROJECT_ROOT / "models" / "paralib-en"
-    cmd = [sys.executable, str(PROJECT_ROOT / "benchmarks" / "quality.py"), "--tiny",
+    cmd = [sys.executable, "-m", "benchmarks", "quality", "--tiny",
            "--pairs-from", str(val_pairs), "--out", str(tmp_path),
            "--model", f"paralib-en={shipped}"]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False,
+                          cwd=PROJECT_ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads((tmp_path / "quality.json").read_text())
     rows = {r["model"]: r for r in result["rows"]}
