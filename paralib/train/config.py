@@ -60,6 +60,52 @@ class SourceConfig(Strict):
         return self
 
 
+class CapConfig(Strict):
+    """A cap on the training pairs of one corpus and/or language, drawn (seeded with
+    ``train.seed``) after decontamination, so that a large corpus (the Bible in 114 languages)
+    can give small languages their pairs without dominating the mix.
+
+    ``corpus`` is the corpus a pair came from: a ``paralib corpora`` name (``bibles``,
+    ``wmt-news``), an input's ``corpus`` of ``bitext.inputs``, or the kind of a source without
+    corpora (``captions``, ``sts``, ``ppdb``, ``pairs``); ``lang`` its non-English side
+    (``en`` for English paraphrase pairs), any code (``ar``, ``ara``). ``per_lang`` keeps at
+    most this many pairs in each language of the capped pairs; ``max_pairs`` at most this many
+    in all, drawn in proportion to each language's pairs (a cap too small to leave every
+    language one pair is an error when the pairs are loaded). The pairs a cap drops are
+    rejects with reason ``over cap``.
+    """
+
+    corpus: Keyed[str | None] = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
+    lang: Keyed[str | None] = None
+    max_pairs: Keyed[int | None] = Field(default=None, ge=1)
+    per_lang: Keyed[int | None] = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _says_what_and_how_many(self) -> CapConfig:
+        if self.corpus is None and self.lang is None:
+            raise ValueError("a cap names the pairs it caps: set 'corpus', 'lang' or both")
+        if self.max_pairs is None and self.per_lang is None:
+            raise ValueError("a cap needs 'max_pairs' (pairs in all) or 'per_lang' (pairs in "
+                             "each language)")
+        if self.lang is not None:
+            from paralib.corpora.langs import canonical
+
+            object.__setattr__(self, "lang", canonical(self.lang))
+            if self.per_lang is not None:
+                raise ValueError(f"'per_lang' caps each language, but this cap names one "
+                                 f"('{self.lang}'): use 'max_pairs'")
+        return self
+
+    def describe(self) -> str:
+        """The cap in a few words: ``corpus bibles, lang ar: max_pairs 500``."""
+        what = ", ".join(f"{k} {v}" for k, v in (("corpus", self.corpus), ("lang", self.lang))
+                         if v is not None)
+        limits = ", ".join(f"{k} {v:,}" for k, v in (("max_pairs", self.max_pairs),
+                                                      ("per_lang", self.per_lang))
+                           if v is not None)
+        return f"{what}: {limits}"
+
+
 class MegaBatchConfig(Strict):
     """Mega-batching (2018 §4): pool M mini-batches to mine negatives; with ``anneal_every``
     M starts at ``start`` and grows by one every that many mini-batches up to ``size``
@@ -107,6 +153,14 @@ class TrainConfig(Strict):
     # moves them towards uniform (small languages repeated, large ones sampled down). None:
     # every pair once, as read.
     lang_temperature: KeyedIfSet[float | None] = Field(default=None, gt=0)
+    # Caps on the pairs of a corpus and/or language (CapConfig), applied in order after
+    # decontamination and before the temperatures.
+    caps: KeyedIfSet[list[CapConfig]] = Field(default_factory=list)
+    # Corpus sampling temperature, as lang_temperature one level up: corpus c's share of the
+    # pairs ∝ n_c^(1/T) (the corpus of a pair as in CapConfig). Drawn before the languages:
+    # the corpora are balanced first, then lang_temperature balances the languages of the
+    # result. None: every corpus as read.
+    corpus_temperature: KeyedIfSet[float | None] = Field(default=None, gt=0)
     dev: Keyed[Literal["stsb-dev", "sts17-en-en", "none"]] = "stsb-dev"
     workers: Keyed[int] = Field(default=1, ge=1)
     use_gpu: Keyed[bool | None] = None
@@ -119,6 +173,12 @@ class TrainConfig(Strict):
     name: Keyed[str] = Field(default="paralib-train", pattern=r"^[A-Za-z0-9_.-]+$")
     seed: Keyed[int] = 1
     vocab_sample: Keyed[int] = Field(default=500_000, ge=100)
+    # Which vocab_sample sentences fit the tokenisers: "order" the first ones (every pair's
+    # s1 side, then the s2 sides: English first, so a large English source can leave the
+    # other languages few); "language" the same number spread evenly over the languages
+    # (each language's distinct sentences shuffled with train.seed, one language after
+    # another; a language with fewer gives the rest to the others).
+    vocab_sample_by: KeyedIfSet[Literal["order", "language"]] = "order"
     # Remove pairs that share a side with an evaluation set before training (issue "Bitext at
     # scale"); false trains on the sources as they are, and the model card says so. This and
     # group_negatives change a model but stay out of run fingerprints, as since they came.

@@ -29,7 +29,13 @@ from paralib.train.identity import check_run
 from paralib.train.loop import card, epochs, train_loop
 from paralib.train.progress import ControllerHandle, TrainBar
 from paralib.train.report import write_report
-from paralib.train.sources import SourceError, decontamination_counts, load_sources
+from paralib.train.sources import (
+    SourceError,
+    decontamination_counts,
+    load_sources,
+    shortage,
+    vocabulary_sample,
+)
 from paralib.train.steps import MegaBatchTrainer, build_optimizer, use_sparse
 
 log = logging.getLogger(__name__)
@@ -66,8 +72,9 @@ def prepare(cfg: Config) -> Prepared:
         raise SourceError("some sources carry labels and some do not: mix labelled sources "
                           "only with labelled sources")
     if len(data) < 2:
-        raise SourceError(f"only {len(data)} usable training pair(s)")
-    sample = pd.concat([data["s1"], data["s2"]]).iloc[: tcfg.vocab_sample].tolist()
+        raise SourceError(f"only {len(data)} usable training pair(s), expected at least 2: "
+                          f"{shortage(data, rejects)}")
+    sample = vocabulary_sample(data, tcfg.vocab_sample, tcfg.vocab_sample_by, tcfg.seed)
     tokenizers = fit_tokenizers(tcfg.model, sample)
     data = data.reset_index(drop=True)
     ids = token_columns(data, tcfg.model, tokenizers)

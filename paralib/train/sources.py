@@ -61,8 +61,11 @@ def _corpus(src: SourceConfig, cfg: Config) -> pd.DataFrame:
     if missing:
         raise SourceError(f"corpus source {src.path}: missing column(s) {', '.join(missing)}; "
                           "expected the output of paralib decontaminate")
-    return pd.DataFrame({"s1": df["ref"], "s2": df["src"], "lang1": "en",
-                         "lang2": df["src_lang"], "group": df["group"]})
+    out = pd.DataFrame({"s1": df["ref"], "s2": df["src"], "lang1": "en",
+                        "lang2": df["src_lang"], "group": df["group"]})
+    if "corpus" in df.columns:
+        out["corpus"] = df["corpus"].astype(str).to_numpy()
+    return out
 
 
 def _bitext(src: SourceConfig, cfg: Config) -> tuple[pd.DataFrame, list[dict]]:
@@ -71,9 +74,10 @@ def _bitext(src: SourceConfig, cfg: Config) -> tuple[pd.DataFrame, list[dict]]:
         raise SourceError("a 'bitext' source reads the config's bitext.inputs and "
                           "bitext.corpora, which are empty")
     rows, rejects = read_all(inputs, cfg.bitext.max_chars, cfg.s3.options(), cfg.bitext.checks)
-    df = pd.DataFrame(rows, columns=["ref", "src", "src_lang", "group"])
+    df = pd.DataFrame(rows, columns=["ref", "src", "src_lang", "group", "corpus"])
     return pd.DataFrame({"s1": df["ref"], "s2": df["src"], "lang1": "en",
-                         "lang2": df["src_lang"], "group": df["group"]}), rejects
+                         "lang2": df["src_lang"], "group": df["group"],
+                         "corpus": df["corpus"]}), rejects
 
 
 def _captions(src: SourceConfig, root: Path) -> tuple[pd.DataFrame, list[dict]]:
@@ -209,14 +213,16 @@ def language_shares(counts: pd.Series, temperature: float) -> pd.Series:
     return weights / weights.sum()
 
 
-def temperature_sample(data: pd.DataFrame, temperature: float, seed: int) -> pd.DataFrame:
+def temperature_sample(data: pd.DataFrame, temperature: float, seed: int,
+                       column: str = "lang2") -> pd.DataFrame:
     """``data`` drawn again with :func:`language_shares` (as many pairs as it has): a language
     given more than its pairs keeps them all and repeats a random part of them, one given
-    fewer keeps a random part. Languages are the non-English side (``lang2``)."""
+    fewer keeps a random part. Languages are the non-English side (``lang2``); ``column``
+    ``corpus`` draws the corpora so (``train.corpus_temperature``)."""
     if data.empty:
         return data
     rng = np.random.default_rng(seed)
-    lang = data["lang2"].astype(str).to_numpy()
+    lang = data[column].astype(str).to_numpy()
     counts = pd.Series(lang).value_counts()
     target = np.floor(language_shares(counts, temperature) * len(data)).astype(int)
     short = len(data) - int(target.sum())  # whole pairs left over: to the largest remainders
@@ -231,6 +237,115 @@ def temperature_sample(data: pd.DataFrame, temperature: float, seed: int) -> pd.
             extra = rng.choice(rows, size=int(want) - len(rows), replace=True)
             picks.append(np.concatenate([rows, extra]))
     return data.iloc[np.concatenate(picks)].reset_index(drop=True)
+
+
+def _draw(rows: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` of ``rows`` at random (all of them when there are no more)."""
+    return rows if n >= len(rows) else rng.choice(rows, size=n, replace=False)
+
+
+def apply_caps(data: pd.DataFrame, caps: list, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``data`` with each cap of ``caps`` (:class:`paralib.train.config.CapConfig`) applied in
+    order, and the pairs they dropped (reason ``over cap``, detail naming the cap).
+
+    Raises :class:`SourceError` for a cap that matches no pair (naming the corpora and
+    languages the pairs have) and for a ``max_pairs`` that leaves a language of its corpus no
+    pair (naming corpus, language and the cap it would take).
+    """
+    from paralib.corpora.langs import matches
+
+    rng = np.random.default_rng(seed)
+    dropped = []
+    for i, cap in enumerate(caps):
+        where = f"train.caps[{i}] ({cap.describe()})"
+        corpus = data["corpus"].astype(str).to_numpy()
+        lang = data["lang2"].astype(str).to_numpy()
+        hit = np.ones(len(data), dtype=bool)
+        if cap.corpus is not None:
+            hit &= corpus == cap.corpus
+            if not hit.any():
+                raise SourceError(f"{where}: no training pair is from corpus '{cap.corpus}'; "
+                                  f"the pairs' corpora: {', '.join(sorted(set(corpus)))}")
+        if cap.lang is not None:
+            langs = pd.unique(lang[hit])
+            hit &= np.isin(lang, [x for x in langs if matches(cap.lang, x)])
+            if not hit.any():
+                of = f" of corpus '{cap.corpus}'" if cap.corpus else ""
+                raise SourceError(f"{where}: no training pair{of} is in language "
+                                  f"'{cap.lang}'; their languages: {', '.join(sorted(langs))}")
+        rows = np.flatnonzero(hit)
+        per = pd.Series(rows).groupby(lang[rows], sort=True)
+        keep = [np.sort(_draw(r.to_numpy(), cap.per_lang or len(r), rng)) for _, r in per]
+        if cap.max_pairs is not None and sum(len(k) for k in keep) > cap.max_pairs:
+            sizes = np.array([len(k) for k in keep])
+            quota = sizes * cap.max_pairs / sizes.sum()
+            take = np.floor(quota).astype(int)
+            rest = np.argsort(-(quota - take), kind="stable")[: cap.max_pairs - int(take.sum())]
+            take[rest] += 1
+            for k, (code, _) in enumerate(per):
+                if take[k] == 0:
+                    raise SourceError(
+                        f"{where}: leaves language '{code}' of corpus "
+                        f"'{cap.corpus or 'any'}' no pair ({sizes[k]:,} before the cap, "
+                        f"{len(sizes)} languages share max_pairs {cap.max_pairs:,}); expected "
+                        f"at least one pair per language: raise max_pairs to at least "
+                        f"{int(np.ceil(sizes.sum() / sizes[k]))} or leave the language out "
+                        "(the source's exclude_langs)")
+            keep = [np.sort(_draw(k, int(t), rng)) for k, t in zip(keep, take, strict=True)]
+        out = np.ones(len(data), dtype=bool)
+        out[rows] = False
+        out[np.concatenate(keep)] = True
+        if (~out).any():
+            gone = data[~out]
+            dropped.append(pd.DataFrame({"source": gone["source"].to_numpy(),
+                                         "reason": "over cap", "detail": where,
+                                         "s1": gone["s1"].to_numpy(),
+                                         "s2": gone["s2"].to_numpy()}))
+        data = data[out].reset_index(drop=True)
+    return data, (pd.concat(dropped, ignore_index=True) if dropped
+                  else pd.DataFrame(columns=REJECT_COLUMNS))
+
+
+def vocabulary_sample(data: pd.DataFrame, size: int, by: str, seed: int) -> list[str]:
+    """The sentences the tokenisers are fitted on (``train.vocab_sample_by``).
+
+    ``order``: the first ``size`` of the s1 sides followed by the s2 sides. ``language``:
+    ``size`` distinct sentences spread evenly over the languages (``lang1`` / ``lang2``):
+    each language's sentences shuffled with ``seed``, taken one language after another.
+    """
+    if by == "order":
+        return pd.concat([data["s1"], data["s2"]]).iloc[:size].tolist()
+    sents = pd.DataFrame({"text": pd.concat([data["s1"], data["s2"]], ignore_index=True),
+                          "lang": pd.concat([data["lang1"], data["lang2"]],
+                                            ignore_index=True).astype(str)})
+    sents = sents.drop_duplicates(["lang", "text"])
+    sents = sents.sample(frac=1.0, random_state=seed)
+    sents["rank"] = sents.groupby("lang", sort=False).cumcount()
+    sents = sents.sort_values(["rank", "lang"], kind="stable")
+    return sents["text"].iloc[:size].tolist()
+
+
+def shortage(data: pd.DataFrame, rejects: pd.DataFrame) -> str:
+    """Where the training pairs went, per source: how many it had, how many are left, and
+    how many each reason removed (decontamination per evaluation set)."""
+    kept = data["source"].value_counts() if len(data) else pd.Series(dtype=int)
+    gone = rejects.groupby("source", sort=False) if len(rejects) else None
+    parts = []
+    for src in pd.unique(pd.concat([data["source"], rejects["source"]]).astype(str)):
+        rej = gone.get_group(src) if gone is not None and src in gone.groups else rejects[:0]
+        reason = rej["reason"].astype(str)
+        why = []
+        dirty = decontamination_counts(rej) if len(rej) else {}
+        if dirty:
+            sets = ", ".join(f"{k} {v:,}" for k, v in sorted(dirty.items(),
+                                                               key=lambda kv: -kv[1]))
+            why.append(f"decontamination {sum(dirty.values()):,} ({sets})")
+        for r, n in reason[~reason.str.startswith("contaminated: ")].value_counts().items():
+            why.append(f"{r} {n:,}")
+        n_kept = int(kept.get(src, 0))
+        parts.append(f"source {src}: {n_kept + len(rej):,} pair(s), {n_kept:,} left"
+                     + (f"; removed: {'; '.join(why)}" if why else ""))
+    return " | ".join(parts) if parts else "no source gave any pair"
 
 
 def decontamination_counts(rejects: pd.DataFrame) -> dict[str, int]:
@@ -276,6 +391,8 @@ def load_sources(cfg: Config, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame
         if src.sample and src.sample < len(df):
             df = df.sample(n=src.sample, random_state=seed)
         df["source"] = name
+        if "corpus" not in df.columns:  # sources without corpora: their kind
+            df["corpus"] = src.kind
         if "group" in df.columns:  # ints, kept exact beside sources without groups
             df["group"] = df["group"].astype(object)
         frames.append(df)
@@ -290,9 +407,18 @@ def load_sources(cfg: Config, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame
         data = data[~empty]
     data, removed = _clean(data.reset_index(drop=True), cfg)
     rejects += removed
+    capped = None
+    if tcfg.caps:
+        data, capped = apply_caps(data, tcfg.caps, seed)
+    if tcfg.corpus_temperature is not None:
+        data = temperature_sample(data, tcfg.corpus_temperature, seed, column="corpus")
     if tcfg.lang_temperature is not None:
         data = temperature_sample(data, tcfg.lang_temperature, seed)
     data = data.sample(frac=1.0, random_state=seed).reset_index(drop=True)
     if tcfg.max_pairs:
         data = data.iloc[: tcfg.max_pairs]
-    return data, pd.DataFrame(rejects, columns=REJECT_COLUMNS).fillna({"detail": ""})
+    rejected = pd.DataFrame(rejects, columns=REJECT_COLUMNS)
+    if capped is not None and len(capped):
+        rejected = pd.concat([rejected, capped], ignore_index=True)
+    rejected["detail"] = rejected["detail"].astype(object).fillna("")
+    return data, rejected

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -158,3 +160,123 @@ def test_the_captions_of_one_image_are_one_group_and_never_its_negatives(tmp_pat
     t1, t2 = negatives(e1, e2, "max", False, groups=torch.tensor(groups))
     for i, (j1, j2) in enumerate(zip(t1.tolist(), t2.tolist(), strict=True)):
         assert pool_image[j1] != image[i] and pool_image[j2] != image[i]
+
+
+def _multi(corpora: list[dict], **train) -> Config:
+    return Config.model_validate({"bitext": {"corpora": corpora},
+                                  "train": {"sources": [{"kind": "bitext"}], **train}})
+
+
+PUD3 = {"name": "pud", "langs": ["ar", "de", "zh"]}
+
+
+def test_multiparallel_pairs_are_decontaminated_with_corpus_and_verse_groups():
+    data, rejects = load_sources(_multi([PUD3, {"name": "bibles", "langs": ["ar", "de"],
+                                                "limit": 60}]))
+    assert set(data["corpus"]) == {"pud", "bibles"}
+    # PUD's "Who are they?" is a LASER Tatoeba sentence (data/README.md): removed, counted
+    assert decontamination_counts(rejects)["tatoeba"] >= 3
+    assert not (data["s1"] == "Who are they?").any()
+    # one sentence, one group: its translations are positives of each other
+    per_sentence = data.groupby("s1")["group"].nunique()
+    assert (per_sentence == 1).all() and data.groupby("s1").size().max() >= 3
+    assert data["group"].nunique() == data["s1"].nunique()
+    # the Bible's Arabic without its vowel marks, English verses as read
+    ar = data[(data["corpus"] == "bibles") & (data["lang2"] == "ar")]
+    assert len(ar) > 50 and not ar["s2"].str.contains("[\u064b-\u065f\u0670\u0640]").any()
+
+
+def test_caps_per_corpus_language_and_in_all():
+    caps = [{"corpus": "pud", "per_lang": 100}, {"lang": "ara", "max_pairs": 150}]
+    full, _ = load_sources(_multi([PUD3, {"name": "un-testsets", "langs": ["ar"],
+                                          "limit": 300}]))
+    data, rejects = load_sources(_multi([PUD3, {"name": "un-testsets", "langs": ["ar"],
+                                                "limit": 300}], caps=caps))
+    n = data.groupby(["corpus", "lang2"]).size().to_dict()
+    assert n[("pud", "de")] == n[("pud", "zh")] == 100
+    assert n[("pud", "ar")] + n[("un-testsets", "ar")] == 150
+    # max_pairs draws at random from the 100 PUD and the UN pairs of Arabic left
+    un = int(((full["corpus"] == "un-testsets") & (full["lang2"] == "ar")).sum())
+    assert abs(n[("pud", "ar")] - 150 * 100 / (100 + un)) < 10
+    over = rejects[rejects["reason"] == "over cap"]
+    assert len(over) == len(full) - len(data)
+    assert set(over["detail"]) == {"train.caps[0] (corpus pud: per_lang 100)",
+                                   "train.caps[1] (lang ar: max_pairs 150)"}
+    again, _ = load_sources(_multi([PUD3, {"name": "un-testsets", "langs": ["ar"],
+                                           "limit": 300}], caps=caps))
+    assert sorted(again["s2"]) == sorted(data["s2"])  # seeded
+
+
+def test_a_cap_that_leaves_a_language_no_pair_is_an_error_naming_it():
+    with pytest.raises(SourceError, match=r"train\.caps\[0\] \(corpus pud: max_pairs 2\): "
+                       r"leaves language '\w+' of corpus 'pud' no pair .*expected at least "
+                       "one pair per language"):
+        load_sources(_multi([PUD3], caps=[{"corpus": "pud", "max_pairs": 2}]))
+
+
+@pytest.mark.parametrize(("cap", "message"), [
+    ({"corpus": "wmt-news", "per_lang": 5}, "no training pair is from corpus 'wmt-news'; "
+     "the pairs' corpora: pud"),
+    ({"corpus": "pud", "lang": "fr", "max_pairs": 5}, "no training pair of corpus 'pud' is "
+     "in language 'fr'; their languages: ar, de, zh"),
+])
+def test_a_cap_on_pairs_that_are_not_there_is_an_error(cap, message):
+    with pytest.raises(SourceError, match=message):
+        load_sources(_multi([PUD3], caps=[cap]))
+
+
+@pytest.mark.parametrize(("train", "message"), [
+    ({"caps": [{"max_pairs": 10}]}, "set 'corpus', 'lang' or both"),
+    ({"caps": [{"corpus": "pud"}]}, "needs 'max_pairs'"),
+    ({"caps": [{"lang": "ar", "per_lang": 3}]}, "use 'max_pairs'"),
+    ({"caps": [{"lang": "x!y", "max_pairs": 3}]}, "'x!y' is not a language code"),
+    ({"caps": [{"corpus": "pud", "max_pairs": 0}]}, "greater than or equal to 1"),
+    ({"corpus_temperature": 0}, "greater than 0"),
+    ({"vocab_sample_by": "random"}, "'order' or 'language'"),
+])
+def test_mixing_settings_are_validated(train, message):
+    from paralib.config import ConfigError, load_config
+
+    overrides = [f"train.{k}={v!r}".replace("'", '"') for k, v in train.items()]
+    with pytest.raises(ConfigError, match=message):
+        load_config(None, overrides)
+
+
+def test_corpus_temperature_balances_corpora():
+    corpora = [{"name": "pud", "langs": ["ar"], "limit": 100},
+               {"name": "un-testsets", "langs": ["ar"], "sets": ["devset"], "limit": 500}]
+    same, _ = load_sources(_multi(corpora))
+    flat, _ = load_sources(_multi(corpora, corpus_temperature=1000.0))
+    before, after = same["corpus"].value_counts(), flat["corpus"].value_counts()
+    assert before["un-testsets"] > 4 * before["pud"]
+    assert len(flat) == len(same) and abs(after["pud"] - after["un-testsets"]) <= 2
+    kept, _ = load_sources(_multi(corpora, corpus_temperature=1.0))
+    assert kept["corpus"].value_counts().to_dict() == before.to_dict()
+
+
+def test_no_usable_pair_says_where_the_pairs_went():
+    with pytest.raises(SourceError) as err:
+        prepare(_cfg([{"kind": "sts", "min_score": 4.5}]))
+    msg = str(err.value)
+    got = re.search(r"source 0:sts: ([\d,]+) pair\(s\), 0 left; removed: decontamination "
+                    r"([\d,]+) \(sts\w+ \d+, ", msg)
+    assert msg.startswith("only 0 usable training pair(s), expected at least 2: ") and got
+    assert got.group(1) == got.group(2) != "0"
+
+
+def test_vocabulary_sample_by_language_reaches_every_language():
+    from paralib.train.sources import vocabulary_sample
+
+    data, _ = load_sources(_multi([PUD3]))
+    english = set(data["s1"])
+    first = vocabulary_sample(data, 400, "order", 1)
+    assert first == pd.concat([data["s1"], data["s2"]]).iloc[:400].tolist()
+    assert set(first) <= english  # today's sample: English only
+    spread = vocabulary_sample(data, 400, "language", 1)
+    lang_of = {**dict(zip(data["s2"], data["lang2"], strict=True)), **dict.fromkeys(english,
+                                                                                    "en")}
+    assert pd.Series([lang_of[s] for s in spread]).value_counts().to_dict() == {
+        "en": 100, "ar": 100, "de": 100, "zh": 100}
+    assert len(set(spread)) == 400
+    assert spread == vocabulary_sample(data, 400, "language", 1)
+    assert spread != vocabulary_sample(data, 400, "language", 2)
