@@ -15,12 +15,21 @@ from paralib.config import Config
 from paralib.schema import Key, Keyed, Strict, Unkeyed, key_of, models_in
 
 
-@pytest.mark.parametrize("page", ["CONFIG.md", "BENCHMARKS.md"])
+@pytest.mark.parametrize("page", ["docs/CONFIG.md", "docs/BENCHMARKS.md", "README.md"])
 def test_committed_page_is_current(page):
-    path = docsgen.PROJECT_ROOT / "docs" / page
+    path = docsgen.PROJECT_ROOT / page
     made = docsgen.pages()[path]
     assert path.is_file() and path.read_text(encoding="utf-8") == made, (
-        f"docs/{page} is stale: run `python -m paralib.docsgen` and commit it")
+        f"{page} is stale: run `python -m paralib.docsgen` and commit it")
+
+
+def test_readme_table_has_every_model_of_the_quality_run_with_its_numbers():
+    result = json.loads((docsgen.RESULTS / "quality.json").read_text(encoding="utf-8"))
+    block = docsgen.readme_markdown().split(docsgen.QUALITY_START)[1].split(docsgen.QUALITY_END)[0]
+    lines = [ln for ln in block.splitlines() if ln.startswith("| ") and "---" not in ln][1:]
+    assert len(lines) == len(result["rows"])
+    for line, row in zip(lines, result["rows"], strict=True):
+        assert row["model"] in line and f"{row['STSB test']:.1f}" in line
 
 
 def _fields(model: type[BaseModel], prefix: str = "", covered: bool = True):
