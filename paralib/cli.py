@@ -165,13 +165,15 @@ def main(argv: list[str] | None = None) -> int:
 def _report_error(exc: Exception, verbose: bool, log_file: Path | None) -> int:
     """Print ``exc`` as one message and return the exit status (see :func:`main`)."""
     from paralib.errors import user_error
-    from paralib.redact import redact_text
+    from paralib.redact import redact_text, redacting_excepthook
 
     err = user_error(exc)
     if err is None and isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError,
                                         NotADirectoryError)):
         err = exc
     if verbose and err is None:
+        if sys.excepthook is sys.__excepthook__:  # the interpreter prints it, masked
+            sys.excepthook = redacting_excepthook
         raise exc
     log_to_file("paralib failed", exc)
     if err is not None:

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from paralib.redact import RedactingFilter
+from paralib.redact import RedactingFilter, RedactingFormatter
 
 LOG_FILE = "paralib.log"
 NATIVE_LOG = "stderr.log"  # what native code (Ray's C++ core worker) writes to stderr
@@ -88,7 +88,7 @@ def configure(verbose: bool, log_dir: Path | None) -> Console:
     root.setLevel(logging.INFO)
     redact = RedactingFilter()
     term = logging.StreamHandler(sys.stderr)
-    term.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    term.setFormatter(RedactingFormatter("%(levelname)s %(name)s: %(message)s"))
     term.addFilter(redact)
     if not verbose:
         term.setLevel(logging.WARNING)
@@ -97,7 +97,7 @@ def configure(verbose: bool, log_dir: Path | None) -> Console:
     handler = None
     if log_dir is not None:
         handler = logging.FileHandler(log_dir / LOG_FILE, encoding="utf-8")
-        handler.setFormatter(logging.Formatter(FORMAT))
+        handler.setFormatter(RedactingFormatter(FORMAT))
         handler.addFilter(redact)
         root.addHandler(handler)
     _CONSOLE[0] = Console(verbose=verbose, log_dir=log_dir, handler=handler, term=term,

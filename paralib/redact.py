@@ -12,6 +12,9 @@ from __future__ import annotations
 import logging
 import re
 import reprlib
+import sys
+import traceback
+from types import TracebackType
 from typing import Any
 
 MASK = "***"
@@ -101,3 +104,19 @@ class RedactingFilter(logging.Filter):
         if clean != message:
             record.msg, record.args = clean, None
         return True
+
+
+class RedactingFormatter(logging.Formatter):
+    """A logging formatter whose whole output is masked: the message, the traceback of
+    ``exc_info`` (with its chained causes) and ``stack_info``; every handler of the command
+    line's terminal and log files formats with one."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact_text(super().format(record))
+
+
+def redacting_excepthook(kind: type[BaseException], exc: BaseException,
+                         tb: TracebackType | None) -> None:
+    """A :data:`sys.excepthook` that prints the traceback with secrets masked (the command
+    line's ``--verbose`` leaves a bug's traceback to the interpreter)."""
+    sys.stderr.write(redact_text("".join(traceback.format_exception(kind, exc, tb))))

@@ -53,6 +53,49 @@ def test_text_trees_and_log_records():
     assert SECRET not in record.getMessage() and "s3://***@b/k" in record.getMessage()
 
 
+def test_secrets_in_a_traceback_are_masked_in_the_log_and_on_the_terminal(tmp_path, capsys,
+                                                                          monkeypatch):
+    import paralib.cli as cli
+    from paralib.errors import InputError
+
+    url = f"http://user:{SECRET}@127.0.0.1:9000"
+
+    def connect(args):
+        logging.getLogger("paralib.io").warning("retrying %s", url)
+        try:
+            raise ConnectionError(f"Could not connect to the endpoint URL: {url}/bucket")
+        except ConnectionError as exc:
+            logging.getLogger("paralib.io").exception("reading failed")
+            raise RuntimeError(f"aws_secret_access_key={SECRET} refused") from exc
+
+    def user_error(args):
+        raise InputError(f"{url}/bucket/in.tsv: not found") from ConnectionError(url)
+
+    monkeypatch.setenv("PARALIB_LOG_DIR", str(tmp_path))
+    for n, run in enumerate((connect, user_error)):
+        monkeypatch.setattr(cli, "run", run)
+        assert cli.main(["select", "--config", "configs/quickstart.yaml"]) == 1 + n
+        err = capsys.readouterr().err
+        assert "http://***@127.0.0.1:9000" in err and SECRET not in err
+    logs = [p.read_text() for p in sorted(tmp_path.glob("select-*/paralib.log"))]
+    assert len(logs) == 2 and all("Traceback" in log for log in logs)
+    assert "ConnectionError: Could not connect to the endpoint URL: http://***@127.0.0.1" \
+        in logs[0] and "aws_secret_access_key=***" in logs[0]
+    assert "InputError: http://***@127.0.0.1:9000/bucket/in.tsv" in logs[1]
+    assert not any(SECRET in log or "user:" in log for log in logs)
+
+
+def test_verbose_tracebacks_are_masked(capsys):
+    from paralib.redact import redacting_excepthook
+
+    try:
+        raise RuntimeError(f"endpoint http://user:{SECRET}@host:9000")
+    except RuntimeError as exc:
+        redacting_excepthook(type(exc), exc, exc.__traceback__)
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "http://***@host:9000" in err and SECRET not in err
+
+
 def test_summary_is_bounded_and_masks_what_it_cuts():
     from paralib.redact import summary
 
