@@ -60,7 +60,7 @@ class EncodeActor:
         ids, texts, bad = read_text_shard(spec, self.max_chars, self.s3)
         if ids:
             emb = self.encoder.encode(texts, batch_size=self.batch_size,
-                                      normalize=self.normalize, lang=spec.src_lang)
+                                      normalize=self.normalize)
             table = vectors_table(ids, texts, spec.src_lang, emb, self.dtype)
             write_part(self.out, "data", spec.key, table, self.s3, **PARQUET_OPTIONS)
         if bad:

@@ -44,20 +44,43 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--actors", type=int, help="encoding actors (default: one per CPU core, "
                    "or one per GPU)")
     p.add_argument("--overwrite", action="store_true",
-                   help="delete what an earlier run wrote to the output folder")
+                   help="delete what an earlier run of this stage wrote to the output folder "
+                   "(the files its marker lists; never another stage's output or a user's "
+                   "file), or replace an existing .npy output")
     return p
 
 
+def check_inputs(patterns: list[str]) -> None:
+    """Refuse a local ``--input`` that matches no file, naming the flag (an ``s3://`` one
+    is checked by the stage, after its bucket)."""
+    from paralib.io.fs import expand_glob, is_s3
+
+    for pattern in patterns:
+        if is_s3(pattern):
+            continue
+        try:
+            expand_glob(pattern)
+        except FileNotFoundError as exc:
+            raise InputFlagError(f"--input {pattern}: {exc}; expected a text file, or a glob "
+                                 "that matches text files") from None
+
+
+class InputFlagError(ConfigurationError, FileNotFoundError):
+    """An ``--input`` of ``paralib encode`` that names no file."""
+
+
 def _npy(args: argparse.Namespace) -> int:
-    from paralib.models.encode_file import encode_file
+    from paralib.encode.npy import encode_npy
 
     if args.config or args.overrides or not args.model or len(args.input or []) != 1:
         raise ConfigurationError(
             f"paralib encode --output {args.output}: a .npy output takes --model DIR and "
             "exactly one --input FILE, and no --config or --set (an output folder runs the "
             "Ray Data job instead)")
-    print(json.dumps(encode_file(args.model, args.input[0], args.output,
-                                 args.batch_size or 256, args.normalize), indent=2))
+    check_inputs(args.input)
+    print(json.dumps(encode_npy(args.model, args.input[0], args.output,
+                                args.batch_size or 256, args.normalize, args.overwrite),
+                     indent=2))
     return 0
 
 
@@ -70,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
     inputs = None
     if args.input:
+        check_inputs(args.input)
         inputs = [{"path": p, **({"lang": args.lang} if args.lang else {})} for p in args.input]
     elif args.lang:
         raise ConfigurationError("paralib encode: --lang names the language of --input files; "

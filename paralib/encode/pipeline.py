@@ -22,12 +22,12 @@ from paralib.encode.config import EncodeConfig
 from paralib.encode.read import plan_text_shards
 from paralib.errors import ConfigurationError
 from paralib.io import fs as pfs
+from paralib.io.bitext import ShardSpec
 from paralib.io.fs import S3Options
+from paralib.io.ownership import claim
 from paralib.io.shards import summary_path
 from paralib.io.stage import (
     StageReport,
-    check_output,
-    clear_output,
     collect,
     fingerprint,
     finish,
@@ -98,9 +98,10 @@ def encode(cfg: Config, progress: bool = True, enc: EncodeConfig | None = None
            ) -> StageReport:
     """Encode every line of ``enc.inputs`` (default: ``cfg.encode``) into ``enc.output``;
     returns the counts (also in ``_summary.json``). Every ``s3://`` bucket of the config
-    (with ``enc`` as its ``encode`` section) is checked first."""
-    import ray
-
+    (with ``enc`` as its ``encode`` section) is checked first, then the output folder is
+    claimed (:func:`paralib.io.ownership.claim`: not an input, not another stage's or other
+    inputs' output, one writer at a time); an S3 failure mid-run is one
+    :class:`~paralib.io.fs.S3UnavailableError`."""
     enc = enc or cfg.encode
     s3 = cfg.s3.options()
     pfs.check_s3_paths({**cfg.model_dump(), "encode": enc.model_dump()}, s3)  # before any work
@@ -108,12 +109,22 @@ def encode(cfg: Config, progress: bool = True, enc: EncodeConfig | None = None
         raise EncodeError("encode: no inputs configured: set encode.inputs (text files or "
                           "globs, local or s3://) or give --input")
     stamp = model_stamp(enc.model, s3)
+    inputs = {f"encode.inputs[{i}]": inp.path for i, inp in enumerate(enc.inputs)}
+    made = {"model": enc.model, "model_stamp": stamp, "dtype": enc.dtype,
+            "normalize": enc.normalize, "max_chars": enc.max_chars}
+    remote = next((p for p in (enc.output, *inputs.values()) if pfs.is_s3(p)), "")
     t0 = time.perf_counter()
     shards = plan_text_shards(enc.inputs, enc.shard_rows, s3)
-    if enc.overwrite:
-        clear_output(enc.output, s3)
-    else:
-        check_output(enc.output, s3)
+    with claim(enc.output, "encode", inputs, made, s3, enc.overwrite, key="encode.output"), \
+            pfs.s3_errors(remote, "encoding into" if remote == enc.output else "reading", s3):
+        return _run(cfg, enc, s3, stamp, shards, progress, t0)
+
+
+def _run(cfg: Config, enc: EncodeConfig, s3: S3Options | None, stamp: dict,
+         shards: list[ShardSpec], progress: bool, t0: float) -> StageReport:
+    """The stage on an output folder that :func:`encode` holds."""
+    import ray
+
     report = StageReport(output=enc.output, unit="vectors", shards=len(shards))
     options = {"model": stamp, "dtype": enc.dtype, "normalize": enc.normalize,
                "max_chars": enc.max_chars}

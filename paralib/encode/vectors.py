@@ -73,6 +73,26 @@ def is_encode_output(path: str, s3: S3Options | None = None) -> bool:
     return bool(names & {"_markers", SUMMARY})
 
 
+def encode_model(path: str, s3: S3Options | None = None) -> tuple[str, dict] | None:
+    """``(model folder, model stamp)`` of the ``paralib encode`` output ``path`` (its
+    output marker, or the fingerprint of its first shard for an output of an earlier
+    layout, whose folder is then unknown: ``?``); ``None`` for Parquet files."""
+    from paralib.io.ownership import read_owner
+    from paralib.io.shards import marker_keys, read_marker
+
+    if not is_encode_output(path, s3):
+        return None
+    owner = read_owner(path, s3)
+    if owner is not None and owner.options.get("model_stamp"):
+        return str(owner.options.get("model", "?")), dict(owner.options["model_stamp"])
+    keys = marker_keys(path, s3)
+    marker = read_marker(path, keys[0], s3) if keys else None
+    identity = getattr(marker, "identity", None) or {}
+    stamp = {k.rsplit(".", 1)[-1]: v for k, v in identity.items()
+             if k.startswith("1.model.")}
+    return ("?", stamp) if stamp else None
+
+
 def read_vectors(path: str, s3: S3Options | None = None) -> Vectors:
     """Every row of a finished ``paralib encode`` output folder, or of Parquet files (a file
     or a glob) with the columns ``id, text, embedding`` (and optionally ``lang``)."""

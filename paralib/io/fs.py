@@ -20,7 +20,7 @@ from urllib.parse import urlparse
 
 import pyarrow.fs as pafs
 
-from paralib.errors import MissingError
+from paralib.errors import MissingError, ParalibError
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,57 @@ def is_s3(path: str) -> bool:
 
 class S3BucketError(MissingError, FileNotFoundError):
     """An ``s3://`` path of the config whose bucket does not exist or cannot be reached."""
+
+
+class S3UnavailableError(MissingError, OSError):
+    """S3 failed part-way through a stage (the store went down, the network dropped) after
+    every retry: one message naming the path and what failed."""
+
+    hint = ("check that the S3 store answers (s3.endpoint_url, the network) and run the "
+            "command again: the shards already finished are kept")
+
+
+def _s3_cause(exc: BaseException, depth: int = 12) -> BaseException | None:
+    """The S3 failure behind ``exc`` (itself, a Ray task error's ``cause`` or a chained
+    exception): a botocore connection error, or a pyarrow ``AWS Error``."""
+    from botocore.exceptions import BotoCoreError
+
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo and len(seen) < depth:
+        e = todo.pop(0)
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, ParalibError) and not isinstance(e, S3UnavailableError):
+            return None  # the user's error says it better
+        if isinstance(e, BotoCoreError) or (isinstance(e, OSError) and "AWS Error" in str(e)):
+            return e
+        todo += [getattr(e, "cause", None), e.__cause__, e.__context__]
+    return None
+
+
+@contextlib.contextmanager
+def s3_errors(path: str, doing: str, s3: S3Options | None = None) -> Iterator[None]:
+    """Turn an S3 failure inside the block (after the retries of :class:`S3Options`) into
+    one :class:`S3UnavailableError` naming ``path``, the endpoint and what failed
+    (``doing``: "encoding into"); nothing changes for a local ``path`` or another error."""
+    if not is_s3(path):
+        yield
+        return
+    try:
+        yield
+    except S3UnavailableError:
+        raise
+    except Exception as exc:
+        cause = _s3_cause(exc)
+        if cause is None:
+            raise
+        s3 = s3 or S3Options()
+        first = (str(cause).strip().splitlines() or [type(cause).__name__])[0][:300]
+        raise S3UnavailableError(
+            f"{path}: S3 at {s3.endpoint_url or 'AWS'} failed while {doing} it, after "
+            f"{s3.max_attempts} tries: {first}") from exc
 
 
 def s3_paths(tree: object, prefix: str = "") -> dict[str, str]:
@@ -142,10 +193,15 @@ def join(base: str, *parts: str) -> str:
 def expand_glob(pattern: str, s3: S3Options | None = None) -> list[str]:
     """Expand a glob pattern into a sorted list of files (local or ``s3://``).
 
-    A pattern without wildcards is returned as is when it exists. Raises
-    :class:`FileNotFoundError` naming the pattern when nothing matches.
+    A pattern without wildcards is returned as is when it exists, and so is an existing
+    file whose name holds glob characters (``data[1].txt``), so that a path that one
+    expansion gave survives a second one. Raises :class:`FileNotFoundError` naming the
+    pattern when nothing matches.
     """
-    if not any(ch in pattern for ch in "*?["):
+    wild = any(ch in pattern for ch in "*?[")
+    if wild and exists(pattern, s3):
+        return [pattern]
+    if not wild:
         fs, inner = resolve(pattern, s3)
         info = fs.get_file_info(inner)
         if info.type != pafs.FileType.File:

@@ -132,6 +132,9 @@ def differing(old: dict, new: dict, limit: int = 6) -> str:
 
 
 OWN_ENTRIES = ("data", "rejects", MARKERS, SUMMARY)
+# who made an output folder and its one-writer lock (:mod:`paralib.io.ownership`)
+OWNER = ".paralib-output.json"
+LOCK = ".paralib-lock"
 
 
 def check_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
@@ -154,7 +157,7 @@ def check_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
         raise StageError(f"output {out} is a file, not a folder; choose another output")
     names = {i.base_name for i in fs.get_file_info(pafs.FileSelector(inner))}
     own = {*OWN_ENTRIES, *extra}
-    if names and not names & {MARKERS, SUMMARY, *marks} and not names <= own:
+    if names and not names & {MARKERS, SUMMARY, OWNER, *marks} and not names <= {*own, LOCK}:
         shown = ", ".join(sorted(names)[:5])
         raise StageError(f"output {out} holds files that paralib did not write ({shown}) and "
                          f"no {MARKERS}/ or {SUMMARY}: choose another output folder")
@@ -164,16 +167,11 @@ def check_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
 def clear_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
                  marks: tuple[str, ...] = ()) -> None:
     """Delete what a stage wrote to ``out`` (``overwrite: true``): its own entries
-    (:func:`check_output`), nothing else."""
-    import pyarrow.fs as pafs
+    (:func:`check_output`), and inside them only the files a stage writes (Parquet parts,
+    markers; :func:`paralib.io.ownership.delete_entries`): a user's file stays."""
+    from paralib.io.ownership import delete_entries
 
-    fs, inner = pfs.resolve(out, s3)
-    for name in check_output(out, s3, extra, marks):
-        path = pfs.join(inner, name)
-        if fs.get_file_info(path).type == pafs.FileType.Directory:
-            fs.delete_dir(path)
-        else:
-            fs.delete_file(path)
+    delete_entries(out, check_output(out, s3, extra, marks), s3)
 
 
 def pending(keys: list[str], out: str, s3: S3Options | None, report: StageReport,

@@ -30,7 +30,8 @@ class MineConfig(Strict):
     ``corpus``, ``src_lang``, ``src``, ``ref`` (the target sentence), ``ref_lang``,
     ``src_id``, ``ref_id``, ``margin``, ``cosine`` and ``group`` (pairs whose target sides
     have one normal form share it). Candidates whose margin is below ``threshold`` go to
-    ``rejects/`` with the reason (unset: every candidate is kept).
+    ``rejects/`` with the reason (unset: every candidate is kept; a finite number, never
+    ``nan``, which no margin is below).
 
     The faiss index of the k-nearest-neighbour search, over one side's unit vectors:
     ``flat`` is exact (``IndexFlatIP``: every inner product); ``ivf`` (``IndexIVFFlat``)
@@ -49,7 +50,7 @@ class MineConfig(Strict):
     output: ExpandedPath = "output/mine"
     corpus: str = Field(default="mined", pattern=r"^[A-Za-z0-9_.-]+$")
     k: int = Field(default=4, ge=1)
-    threshold: float | None = None
+    threshold: float | None = Field(default=None, allow_inf_nan=False)
     index: Literal["auto", "flat", "ivf", "hnsw"] = "auto"
     exact_below: int = Field(default=100_000, ge=1)
     nlist: int | None = Field(default=None, ge=1)

@@ -24,20 +24,22 @@ from paralib.config import Config
 from paralib.decontaminate.normalise import normal_form
 from paralib.encode.config import TextInput
 from paralib.encode.pipeline import encode
-from paralib.encode.vectors import Vectors, is_encode_output, read_vectors
+from paralib.encode.vectors import Vectors, encode_model, is_encode_output, read_vectors
 from paralib.errors import ConfigurationError
 from paralib.io import fs as pfs
 from paralib.io.bitext import group_ids
+from paralib.io.fs import S3Options
+from paralib.io.ownership import claim
 from paralib.io.shards import SUMMARY, write_marker
 from paralib.io.stage import (
     StageError,
     StageReport,
-    check_output,
     clear_output,
     fingerprint,
     finish,
     write_parts,
 )
+from paralib.mine.config import MineConfig
 from paralib.mine.index import IndexSpec
 from paralib.mine.margin import mine_pairs
 
@@ -90,6 +92,9 @@ def side_vectors(cfg: Config, side: str, progress: bool) -> tuple[Vectors, dict]
     if _is_vectors(path, s3):
         vec = read_vectors(path, s3)
         info = {"input": path, "kind": "vectors"}
+        made = encode_model(path, s3)
+        if made is not None:
+            info["model"], info["model_stamp"] = made
     else:
         enc = cfg.encode.model_copy(update={
             "inputs": [TextInput(path=path, lang=lang or "und")], "normalize": False,
@@ -98,11 +103,29 @@ def side_vectors(cfg: Config, side: str, progress: bool) -> tuple[Vectors, dict]
         report = encode(cfg, progress, enc)
         vec = read_vectors(enc.output, s3)
         info = {"input": path, "kind": "text", "model": enc.model, "encode": asdict(report)}
+        made = encode_model(enc.output, s3)
+        if made is not None:
+            info["model_stamp"] = made[1]
     if not len(vec.ids):
         raise MineError(f"mine.{side} ({path}): no sentences to mine")
     info["lang"] = lang or vec.lang()
     info["sentences"] = len(vec.ids)
     return vec, info
+
+
+def check_models(src: dict, tgt: dict) -> None:
+    """Refuse vectors of two different models (their stamps differ): their cosines mean
+    nothing, even when the dimensions agree."""
+    a, b = src.get("model_stamp"), tgt.get("model_stamp")
+    if a and b and a != b:
+        def name(side: str, info: dict) -> str:
+            model = info.get("model", "?")
+            what = (f"model {model}" if model != "?" else
+                    f"a model with config hash {info['model_stamp'].get('config')}")
+            return f"mine.{side} ({info['input']}) was encoded by {what}"
+
+        raise MineError(f"{name('src', src)} and {name('tgt', tgt)}: vectors of two "
+                        "models are not comparable; encode both sides with one model")
 
 
 def _line(row_id: str) -> int:
@@ -168,10 +191,14 @@ def run_mine(cfg: Config, progress: bool = True) -> MineResult:
             raise MineError(f"mine.{side} is not set: give SRC and TGT (paralib mine SRC TGT) "
                             "or set mine.src and mine.tgt")
     extra = (EMBEDDINGS, INFO_FILE)
-    if m.overwrite:
-        clear_output(m.output, s3, extra, marks=(INFO_FILE,))
-    else:
-        check_output(m.output, s3, extra, marks=(INFO_FILE,))
+    options = m.model_dump(exclude={"output", "overwrite", "part_rows"})
+    with claim(m.output, "mine", {"mine.src": m.src, "mine.tgt": m.tgt}, options, s3,
+               m.overwrite, extra, (INFO_FILE,), key="mine.output"):
+        return _run(cfg, m, s3, progress)
+
+
+def _run(cfg: Config, m: MineConfig, s3: S3Options | None, progress: bool) -> MineResult:
+    """The stage on an output folder that :func:`run_mine` holds."""
     previous = _read_info(m.output, s3)
     if previous is None:  # marks the folder as this stage's before the vectors go in
         pfs.write_bytes(pfs.join(m.output, INFO_FILE), b'{"fingerprint": null}', s3)
@@ -181,6 +208,7 @@ def run_mine(cfg: Config, progress: bool = True) -> MineResult:
     if x.matrix.shape[1] != y.matrix.shape[1]:
         raise MineError(f"mine.src has {x.matrix.shape[1]}-dimensional vectors and mine.tgt "
                         f"{y.matrix.shape[1]}-dimensional ones: encode both with one model")
+    check_models(src_info, tgt_info)
     t_vectors = time.perf_counter() - t0
     options = m.model_dump(exclude={"output", "overwrite", "part_rows", "src_lang",
                                     "tgt_lang"})
