@@ -50,9 +50,9 @@ def check_options(encoder: SentenceEncoder, where: str, to: str, dims: int | Non
                               f"recurrent weights are no table of rows to scale; expected "
                               f"{TABLES_ONLY}")
         if to == "sentence-transformers":
-            raise ExportError(f"--quantize {quantize} --to sentence-transformers: its "
-                              "StaticEmbedding stores float32 tables only; expected --to onnx, "
-                              "model2vec or paralib")
+            raise ExportError(f"--quantize {quantize} --to sentence-transformers: {where} "
+                              f"({what}) would be written as a StaticEmbedding, which stores "
+                              "float32 tables only; expected --to onnx, model2vec or paralib")
 
 
 def truncate(encoder: SentenceEncoder, dims: int) -> SentenceEncoder:
