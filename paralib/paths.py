@@ -2,7 +2,8 @@
 
 Paths in configs may start with ``{data}/`` (the data root) or ``{models}/`` (the models
 shipped in the repository); :func:`expand` resolves them. The data root is
-``$PARALIB_DATA`` when set, else ``../shared/data`` beside the project checkout.
+``$PARALIB_DATA`` when set (a path that is no folder is an error, never a fallback), else
+``../shared/data`` beside the project checkout.
 """
 
 from __future__ import annotations
@@ -20,10 +21,19 @@ class DataNotFoundError(MissingError, FileNotFoundError):
 
 
 def data_root() -> Path:
-    """Return the data root: ``$PARALIB_DATA`` or ``../shared/data`` next to the project."""
+    """Return the data root: ``$PARALIB_DATA`` when set (it must be a folder), else
+    ``../shared/data`` next to the project or the working directory."""
     env = os.environ.get("PARALIB_DATA")
-    candidates = [Path(env)] if env else []
-    candidates += [PROJECT_ROOT.parent / "shared" / "data", Path.cwd().parent / "shared" / "data"]
+    if env:
+        path = Path(os.path.expanduser(env))
+        if path.is_dir():
+            return path.resolve()
+        what = "is a file" if path.exists() else "does not exist"
+        raise DataNotFoundError(
+            f"PARALIB_DATA={env}: {what}; expected the paralib data folder (the one that "
+            "holds bitext/, sts/, ...). Point PARALIB_DATA at it, or unset it to use "
+            "../shared/data beside the project")
+    candidates = [PROJECT_ROOT.parent / "shared" / "data", Path.cwd().parent / "shared" / "data"]
     for cand in candidates:
         if cand.is_dir():
             return cand.resolve()
