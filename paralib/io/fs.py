@@ -89,9 +89,15 @@ class S3UnavailableError(MissingError, OSError):
             "command again: the shards already finished are kept")
 
 
-def _s3_cause(exc: BaseException, depth: int = 12) -> BaseException | None:
-    """The S3 failure behind ``exc`` (itself, a Ray task error's ``cause`` or a chained
-    exception): a botocore connection error, or a pyarrow ``AWS Error``."""
+# what an S3 failure says, also in the text of a Ray task error (which keeps the worker's
+# traceback as text, not the exception): pyarrow's and botocore's wording
+S3_FAILURES = ("AWS Error", "Could not connect to the endpoint URL", "Connection was closed")
+
+
+def _s3_cause(exc: BaseException, depth: int = 12) -> str | None:
+    """The line that says which S3 request failed behind ``exc`` (itself, a Ray task
+    error's ``cause`` or a chained exception): a botocore error or a pyarrow ``AWS Error``,
+    also inside the worker traceback a Ray task error carries as text."""
     from botocore.exceptions import BotoCoreError
 
     seen: set[int] = set()
@@ -103,8 +109,12 @@ def _s3_cause(exc: BaseException, depth: int = 12) -> BaseException | None:
         seen.add(id(e))
         if isinstance(e, ParalibError) and not isinstance(e, S3UnavailableError):
             return None  # the user's error says it better
-        if isinstance(e, BotoCoreError) or (isinstance(e, OSError) and "AWS Error" in str(e)):
-            return e
+        text = str(e)
+        lines = [ln.strip() for ln in text.splitlines() if any(m in ln for m in S3_FAILURES)]
+        if lines:
+            return lines[-1].removeprefix("OSError: ")
+        if isinstance(e, BotoCoreError):
+            return text.strip() or type(e).__name__
         todo += [getattr(e, "cause", None), e.__cause__, e.__context__]
     return None
 
@@ -126,10 +136,9 @@ def s3_errors(path: str, doing: str, s3: S3Options | None = None) -> Iterator[No
         if cause is None:
             raise
         s3 = s3 or S3Options()
-        first = (str(cause).strip().splitlines() or [type(cause).__name__])[0][:300]
         raise S3UnavailableError(
             f"{path}: S3 at {s3.endpoint_url or 'AWS'} failed while {doing} it, after "
-            f"{s3.max_attempts} tries: {first}") from exc
+            f"{s3.max_attempts} tries: {cause[:300]}") from exc
 
 
 def s3_paths(tree: object, prefix: str = "") -> dict[str, str]:
