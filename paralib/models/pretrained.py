@@ -18,13 +18,13 @@ import torch
 from safetensors.torch import load_file, save_file
 from tqdm.auto import tqdm
 
-from paralib.models.config import ModelConfig
-from paralib.models.errors import ModelLoadError
+from paralib.models import reading
+from paralib.models.errors import ModelFileError, ModelLoadError
 from paralib.models.folder import CARD, CONFIG, FORMAT, WEIGHTS, check_replaceable, mark
 from paralib.models.model import ParaphraseModel
 from paralib.models.quantized import dequantize
 from paralib.models.shipped import resolve
-from paralib.models.tokenizers import Tokenizer, TokenizerError
+from paralib.models.tokenizers import TokenizerError
 
 
 class SentenceEncoder:
@@ -162,31 +162,18 @@ def save_model(model: ParaphraseModel, folder: str | Path, languages: tuple[str,
 
 
 def read_config(folder: Path) -> dict[str, Any]:
-    """The validated ``config.json`` of a model folder."""
-    if not folder.is_dir():
-        raise ModelLoadError(f"model folder {folder} does not exist")
-    path = folder / CONFIG
-    if not path.is_file():
-        raise ModelLoadError(f"{folder} is not a paralib model: {CONFIG} is missing")
-    try:
-        config = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise ModelLoadError(f"{path}: not valid JSON ({e})") from e
-    if config.get("format") != FORMAT:
-        raise ModelLoadError(f"{path}: format is {config.get('format')!r}, not {FORMAT!r}")
-    return config
+    """The validated ``config.json`` of a model folder
+    (:func:`paralib.models.reading.read_config`)."""
+    return reading.read_config(folder)
 
 
 def build_from_folder(folder: Path, config: dict[str, Any]) -> ParaphraseModel:
-    """The model of a folder with its tokenisers, weights not loaded."""
+    """The model of a folder with its tokenisers, weights not loaded, once its paths, sizes
+    and weight shapes are checked (:func:`paralib.models.reading.build_checked`)."""
     try:
-        model_config = ModelConfig.model_validate(config["model"])
-        cache: dict[str, Tokenizer] = {}
-        toks = [cache.setdefault(d, Tokenizer.load(folder / "tokenizers" / d))
-                for d in config["tokenizers"]]
-    except (KeyError, ValueError, TokenizerError) as e:
-        raise ModelLoadError(f"{folder}: cannot rebuild the model: {e}") from e
-    return ParaphraseModel(model_config, toks)
+        return reading.build_checked(folder, config)
+    except TokenizerError as e:
+        raise ModelFileError(str(e)) from e
 
 
 def load_state(model: ParaphraseModel, state: dict[str, torch.Tensor], where: str) -> None:

@@ -8,12 +8,16 @@ the model folder and loaded back, so a trained model encodes exactly as it was t
 
 from __future__ import annotations
 
-from paralib.errors import ConfigurationError
 import json
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from paralib.errors import ConfigurationError
+from paralib.models.errors import one_line
 
 PAD, UNK = 0, 1
 RESERVED = ("<pad>", "<unk>")
@@ -26,6 +30,22 @@ class TokenizerError(ConfigurationError, ValueError):
 TOKENIZERS: dict[str, type[Tokenizer]] = {}
 
 
+class TokenizerFile(BaseModel):
+    """The ``tokenizer.json`` of a saved tokeniser: its type, size and parameters."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    type: str
+    vocab_size: int = Field(ge=3)
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class NoParams(BaseModel):
+    """The parameters of a tokeniser that takes none."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
 def register(cls: type[Tokenizer]) -> type[Tokenizer]:
     """Class decorator: make a tokeniser available under ``cls.name``."""
     TOKENIZERS[cls.name] = cls
@@ -36,6 +56,8 @@ class Tokenizer:
     """Base class. Subclasses implement :meth:`fit`, :meth:`encode` and the file round trip."""
 
     name: ClassVar[str] = ""
+    # the parameters its tokenizer.json may hold (checked when a saved tokeniser is loaded)
+    Params: ClassVar[type[BaseModel]] = NoParams
 
     def __init__(self, vocab_size: int, **params: Any):
         if vocab_size < 3:
@@ -80,12 +102,26 @@ class Tokenizer:
         meta_file = folder / "tokenizer.json"
         if not meta_file.is_file():
             raise TokenizerError(f"{folder}: no tokenizer.json (not a paralib tokenizer folder)")
-        meta = json.loads(meta_file.read_text())
-        kind = meta.get("type")
-        if kind not in TOKENIZERS:
-            raise TokenizerError(f"{meta_file}: unknown tokenizer type {kind!r} "
+        try:
+            raw = json.loads(meta_file.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as e:
+            raise TokenizerError(f"{meta_file} is not valid JSON ({e}); expected the "
+                                 "tokenizer.json paralib wrote") from e
+        try:
+            meta = TokenizerFile.model_validate(raw)
+        except ValidationError as e:
+            raise TokenizerError(one_line(e, meta_file)) from e
+        if meta.type not in TOKENIZERS:
+            raise TokenizerError(f"{meta_file} names an unknown tokenizer type {meta.type!r} "
                                  f"(known: {', '.join(sorted(TOKENIZERS))})")
-        tok = TOKENIZERS[kind](meta["vocab_size"], **meta.get("params", {}))
+        kind = TOKENIZERS[meta.type]
+        try:
+            params = kind.Params.model_validate(meta.params).model_dump()
+        except ValidationError as e:
+            known = ", ".join(kind.Params.model_fields) or "none"
+            raise TokenizerError(f"{one_line(e, meta_file, 'params.')} (tokenizer "
+                                 f"{meta.type!r} takes {known})") from e
+        tok = kind(meta.vocab_size, **params)
         tok._load(folder)
         return tok
 

@@ -7,10 +7,23 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from paralib.models.tokenizers.base import PAD, UNK, Tokenizer, TokenizerError, register
 
 MODEL_FILE = "sp.model"
+
+
+class SentencePieceParams(BaseModel):
+    """The parameters of a saved sentencepiece tokeniser (its ``tokenizer.json``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    model_type: Literal["unigram", "bpe"] = "unigram"
+    lowercase: bool = True
+    character_coverage: float = Field(default=0.9995, gt=0.0, le=1.0)
 
 
 @register
@@ -22,6 +35,7 @@ class SentencePieceTokenizer(Tokenizer):
     """
 
     name = "sp"
+    Params = SentencePieceParams
 
     def __init__(self, vocab_size: int, model_type: str = "unigram", lowercase: bool = True,
                  character_coverage: float = 0.9995):
