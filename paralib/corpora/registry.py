@@ -296,7 +296,7 @@ CORPORA: dict[str, Corpus] = {c.name: c for c in (
            _bible),
     Corpus("bibles", "bitext/bibles", "bitext",
            "verse-aligned Bible translations in 114 languages with one English version "
-           f"(default {BIBLE_PIVOT}; multi-parallel)",
+           f"(default {BIBLE_PIVOT}; multi-parallel; Arabic vowel marks stripped by default)",
            "public domain, CC BY-SA 4.0, CC BY 4.0 (per file: translations.tsv)", _bibles,
            pivots=_english_bibles, default_pivot=BIBLE_PIVOT, check=_check_verses),
     Corpus("bibles-en", "bitext/bibles", "paraphrase",
