@@ -107,3 +107,13 @@ def test_an_option_the_model_cannot_take_is_one_message(kind, options, says, tin
         export(tiny_models[kind], out, options[1],
                dims=int(options[3]) if options[2] == "--dims" else None,
                quantize=options[3] if options[2] == "--quantize" else None)
+
+
+def test_a_paralib_export_is_replaced_by_the_next_export(tiny_models, tmp_path):
+    from paralib.export.run import EXPORT_MARKER
+    from paralib.models.folder import MARKER
+
+    out = export(tiny_models["sp"], tmp_path / "small", "paralib", dims=4).out
+    assert (out / EXPORT_MARKER).is_file() and not (out / MARKER).exists()
+    again = export(tiny_models["sp"], out, "paralib", dims=6)
+    assert paralib.load(again.out).dim == 6

@@ -124,8 +124,8 @@ def test_never_replaces_a_folder_paralib_did_not_make(tiny_models, tmp_path):
         export(tiny_models["sp"], tiny_models["sp"], "sentence-transformers")
     with pytest.raises(ExportError, match="inside the model folder"):
         export(tiny_models["sp"], tiny_models["sp"] / "st", "sentence-transformers")
-    with pytest.raises(ExportError, match="unknown export target 'onnx'"):
-        export(tiny_models["sp"], tmp_path / "x", "onnx")
+    with pytest.raises(ExportError, match="unknown export target 'tflite'"):
+        export(tiny_models["sp"], tmp_path / "x", "tflite")
     # its own export is replaced, and nothing but the result is left beside it
     first = export(tiny_models["sp"], tmp_path / "st", "sentence-transformers").out
     export(tiny_models["word"], first, "sentence-transformers")
