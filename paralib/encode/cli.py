@@ -93,7 +93,6 @@ def run(args: argparse.Namespace) -> int:
 
     inputs = None
     if args.input:
-        check_inputs(args.input)
         inputs = [{"path": p, **({"lang": args.lang} if args.lang else {})} for p in args.input]
     elif args.lang:
         raise ConfigurationError("paralib encode: --lang names the language of --input files; "
@@ -104,6 +103,11 @@ def run(args: argparse.Namespace) -> int:
         "encode.normalize": args.normalize, "encode.actors": args.actors,
         "encode.overwrite": args.overwrite})
     cfg = load_config(args.config, sets + args.overrides)
+    if args.input:  # a missing bucket is named first, as the stage does
+        from paralib.io.fs import check_s3_paths
+
+        check_s3_paths(cfg.model_dump(), cfg.s3.options())
+        check_inputs(args.input)
     print(encode(cfg, progress=not args.no_progress).text())
     return 0
 
