@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from paralib.errors import ParalibError
 from paralib.evaluate.evalmodel import EvaluateError, SentenceTransformerEncoder, unit_rows
 from paralib.models.folder import CONFIG, FORMAT
 
@@ -68,7 +69,27 @@ class Model2VecEncoder:
     def __init__(self, folder: str | Path, languages: tuple[str, ...] = ("en",)):
         from model2vec import StaticModel
 
-        self.model = StaticModel.from_pretrained(str(folder))
+        folder = Path(folder)
+        for name in ("config.json", "tokenizer.json", "model.safetensors"):
+            path = folder / name
+            if not path.resolve().is_relative_to(folder.resolve()):
+                raise EvaluateError(f"{path} leads to {path.resolve()}, outside the model "
+                                    f"folder {folder}; expected every file of a model "
+                                    "folder inside it")
+            if name.endswith(".safetensors"):
+                continue
+            try:
+                json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as e:
+                raise EvaluateError(f"{path} is not readable JSON ({e}); expected the {name} "
+                                    "that model2vec saved with this model") from e
+        try:
+            self.model = StaticModel.from_pretrained(str(folder))
+        except Exception as e:  # model2vec, tokenizers and safetensors raise many kinds
+            raise EvaluateError(f"{folder}: model2vec cannot load this folder "
+                                f"({type(e).__name__}: {' '.join(str(e).split())}); expected "
+                                "a folder saved by model2vec or paralib export --to "
+                                "model2vec") from e
         self.languages = tuple(languages)
 
     def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False
@@ -79,35 +100,103 @@ class Model2VecEncoder:
         return unit_rows(emb) if normalize else emb
 
 
-def _module_types(folder: Path) -> list[str]:
+def _modules(folder: Path) -> list[dict[str, str]]:
+    """The entries of ``modules.json`` (``type`` and ``path`` of every module)."""
+    where = folder / "modules.json"
     try:
-        modules = json.loads((folder / "modules.json").read_text())
-        return [str(m["type"]) for m in modules]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise EvaluateError(f"{folder / 'modules.json'}: not a sentence-transformers module "
-                            f"list ({e}); expected a JSON list of {{idx, name, path, type}}") \
-            from e
+        modules = json.loads(where.read_text(encoding="utf-8"))
+        return [{"type": str(m["type"]), "path": str(m.get("path", ""))} for m in modules]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise EvaluateError(f"{where}: not a sentence-transformers module list ({e}); "
+                            "expected a JSON list of {idx, name, path, type}") from e
+
+
+def _asks_for_code(value: Any) -> str | None:
+    """The key of a JSON value that makes transformers import code from the model folder
+    (``auto_map``, or ``trust_remote_code`` set), if any."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if key == "auto_map" or (key == "trust_remote_code" and inner):
+                return key
+            found = _asks_for_code(inner)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for inner in value:
+            found = _asks_for_code(inner)
+            if found:
+                return found
+    return None
+
+
+def refuse_folder_code(folder: Path, modules: list[dict[str, str]]) -> None:
+    """Raise :class:`EvaluateError` when a module's folder leads out of ``folder`` or one of
+    its JSON files asks for code from the folder (``auto_map``, ``trust_remote_code``):
+    paralib evaluate runs no code that a model folder brings."""
+    root = folder.resolve()
+    for module in modules:
+        where = folder / module["path"]
+        if not where.resolve().is_relative_to(root):
+            raise EvaluateError(f"{folder / 'modules.json'}: module {module['type']} has path "
+                                f"{module['path']!r}, which leads to {where.resolve()}, outside "
+                                "the model folder; expected a folder inside it")
+        files = where.rglob("*.json") if module["path"].strip("./") else where.glob("*.json")
+        for path in sorted(files):
+            if not path.resolve().is_relative_to(root):
+                raise EvaluateError(f"{path} leads to {path.resolve()}, outside the model "
+                                    f"folder {folder} (module {module['type']}); expected "
+                                    "every file of a model folder inside it")
+            try:
+                key = _asks_for_code(json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError):
+                continue  # not JSON sentence-transformers reads: its own error names it
+            if key:
+                raise EvaluateError(
+                    f"{folder}: module {module['type']} needs code from the model folder "
+                    f"({path.relative_to(folder)} sets {key}), which paralib evaluate does "
+                    "not run; expected a folder that sentence-transformers loads without "
+                    "trust_remote_code")
 
 
 def load_sentence_transformers(folder: Path, languages: tuple[str, ...]
                                ) -> SentenceTransformerEncoder:
-    """The sentence-transformers model of ``folder``, loaded offline on the CPU."""
-    types = _module_types(folder)
-    foreign = [t for t in types
-               if not t.startswith("sentence_transformers.") and t not in OWN_MODULES]
+    """The sentence-transformers model of ``folder``, loaded offline on the CPU.
+
+    paralib's own module class is handed to sentence-transformers directly, so remote code
+    stays off for every module: a module that needs code from the folder is refused."""
+    modules = _modules(folder)
+    foreign = [m["type"] for m in modules
+               if not m["type"].startswith("sentence_transformers.")
+               and m["type"] not in OWN_MODULES]
     if foreign:
         raise EvaluateError(
             f"{folder / 'modules.json'} names {', '.join(foreign)}: code from outside "
             "sentence-transformers and paralib, which paralib evaluate does not run; expected "
             "sentence_transformers.* modules or paralib.export.st_module.ParalibModule")
+    refuse_folder_code(folder, modules)
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as e:
         raise EvaluateError(f"{folder} is a sentence-transformers model, and "
                             "sentence-transformers is not installed (pip install -e "
                             f"'.[peers]'): {e}") from e
-    model = SentenceTransformer(str(folder), device="cpu", local_files_only=True,
-                                trust_remote_code=any(t in OWN_MODULES for t in types))
+    from paralib.export.st_module import ParalibModule
+
+    class OwnModules(SentenceTransformer):
+        """A SentenceTransformer that takes paralib's module class as given (no import
+        from the folder, no remote code)."""
+
+        _module_classes = dict.fromkeys(OWN_MODULES, ParalibModule)
+
+    try:
+        model = OwnModules(str(folder), device="cpu", local_files_only=True,
+                           trust_remote_code=False)
+    except ParalibError:
+        raise
+    except Exception as e:  # transformers and sentence-transformers raise many kinds
+        raise EvaluateError(f"{folder}: sentence-transformers cannot load this folder "
+                            f"({type(e).__name__}: {' '.join(str(e).split())}); expected a "
+                            "folder saved by sentence-transformers or paralib export") from e
     return SentenceTransformerEncoder(model, languages)
 
 
