@@ -144,3 +144,17 @@ def test_a_translation_off_the_verse_numbering_is_an_error_naming_it(tmp_path, m
 def test_an_unknown_bible_language_names_the_choices():
     with pytest.raises(ConfigError, match="corpus 'bibles' has no language 'it'; valid: "):
         _inputs([{"name": "bibles", "langs": ["it"]}])
+
+
+def test_shards_of_other_corpora_keep_their_fingerprint_keys():
+    from paralib.io.formats import ShardSpec
+
+    plain = plan_shards(_inputs([{"name": "wmt-news", "langs": ["de"],
+                                  "sets": ["newstest2014"], "limit": 5}]), 100)[0].to_dict()
+    assert "line_group" not in plain and "strip_arabic_marks" not in plain
+    ara = plan_shards(_inputs([{"name": "bibles", "langs": ["ar"], "limit": 5}]), 100)[0]
+    assert ara.to_dict()["line_group"] == "bibles" and ara.to_dict()["strip_arabic_marks"]
+    assert ShardSpec.from_dict(ara.to_dict()) == ara
+    # a Ray batch mixing both fills the missing keys with None / NaN
+    back = ShardSpec.from_dict({**plain, "line_group": None, "strip_arabic_marks": float("nan")})
+    assert (back.line_group, back.strip_arabic_marks) == (None, False)
