@@ -11,7 +11,10 @@ otherwise ``modules.json`` makes a sentence-transformers model. Its languages ar
 
 A sentence-transformers folder whose ``modules.json`` names a class from outside
 sentence-transformers is loaded only when that class is paralib's own
-(:class:`paralib.export.st_module.ParalibModule`): paralib evaluate runs no other code.
+(:class:`paralib.export.st_module.ParalibModule`), which paralib hands to sentence-transformers
+itself: remote code stays off for every module, and a folder whose files ask for code
+(``auto_map``, ``trust_remote_code``) or lead outside it is refused. paralib evaluate runs no
+code that a folder brings.
 """
 
 from __future__ import annotations
