@@ -12,12 +12,31 @@ Each stage's error class derives from one kind and keeps its old built-in base a
 
 from __future__ import annotations
 
+from typing import Any
+
+
+def _rebuilt(cls: type[ParalibError], args: tuple, state: dict[str, Any]) -> ParalibError:
+    """A :class:`ParalibError` of class ``cls`` with ``args`` and attributes ``state``, made
+    without calling ``cls.__init__`` (whose parameters need not be ``args``)."""
+    err = cls.__new__(cls, *args)
+    err.args = args
+    err.__dict__.update(state)
+    return err
+
 
 class ParalibError(Exception):
-    """An error the user can act on: a message saying what, where and what was expected."""
+    """An error the user can act on: a message saying what, where and what was expected.
+
+    Every one survives pickling, whatever its subclass's ``__init__`` takes (an error raised
+    in a Ray task or a training worker reaches the driver intact): it is rebuilt from its
+    ``args`` and attributes, not by calling the class with its ``args`` (Python's default,
+    which fails for ``__init__(self, path, what)``)."""
 
     exit_code = 2
     hint = ""
+
+    def __reduce__(self) -> tuple:
+        return _rebuilt, (type(self), self.args, dict(self.__dict__))
 
 
 class ConfigurationError(ParalibError):
@@ -44,9 +63,21 @@ class ResourcesError(ParalibError):
     hint = "lower the requested actors, workers or CPUs, or run on a larger cluster"
 
 
+def _wrapped(exc: BaseException) -> list[BaseException | None]:
+    """The exceptions ``exc`` wraps: a Ray task error's ``cause``; Ray Train's
+    ``WorkerGroupError.worker_failures`` (one per failed worker), ``ControllerError
+    .controller_failure`` and a worker's ``UserExceptionWithTraceback``; the chained
+    ``__cause__`` and ``__context__``."""
+    failures = getattr(exc, "worker_failures", None)
+    return [getattr(exc, "cause", None), getattr(exc, "controller_failure", None),
+            getattr(exc, "_base_exc", None),
+            *(failures.values() if isinstance(failures, dict) else ()),
+            exc.__cause__, exc.__context__]
+
+
 def user_error(exc: BaseException, depth: int = 12) -> ParalibError | None:
-    """The :class:`ParalibError` behind ``exc``, if any: itself, or one it wraps (a Ray task
-    error's ``cause``, or a chained ``__cause__`` / ``__context__``)."""
+    """The :class:`ParalibError` behind ``exc``, if any: itself, or one it wraps
+    (:func:`_wrapped`), searched breadth first."""
     seen: set[int] = set()
     todo: list[BaseException | None] = [exc]
     while todo and len(seen) < depth:
@@ -54,7 +85,8 @@ def user_error(exc: BaseException, depth: int = 12) -> ParalibError | None:
         if e is None or id(e) in seen:
             continue
         seen.add(id(e))
-        if isinstance(e, ParalibError):
-            return e
-        todo += [getattr(e, "cause", None), e.__cause__, e.__context__]
+        if isinstance(e, ParalibError):  # a Ray task error can be an instance of its cause's class
+            cause = getattr(e, "cause", None)
+            return cause if isinstance(cause, ParalibError) else e
+        todo += [w if isinstance(w, BaseException) else None for w in _wrapped(e)]
     return None
