@@ -38,11 +38,17 @@ from pathlib import Path
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
 from paralib.io.shards import MARKERS, SUMMARY, marker_keys, read_marker
-from paralib.io.stage import LOCK, OWN_ENTRIES, OWNER, StageError, check_output
+from paralib.io.stage import (
+    LOCK,
+    OWN_ENTRIES,
+    OWNER,
+    STAGE_FILES,
+    StageError,
+    check_output,
+    delete_entries,
+)
 
 # files of an earlier layout that name their stage: {file name: stage}
-STAGE_FILES = {"mine.json": "mine"}
-PART = re.compile(r"^part-.*\.parquet(\.tmp-\d+)?$")
 WILDCARDS = re.compile(r"[*?\[]")
 
 
@@ -233,45 +239,6 @@ def _holder(text: str) -> str:
 
 
 # -- deleting only what a stage wrote -----------------------------------------------------
-
-
-def _made_by_paralib(rel: str) -> bool:
-    """True for a file (its path below the output) that a stage writes: Parquet parts,
-    shard markers, summaries, output markers and locks."""
-    parts = rel.split("/")
-    name = parts[-1]
-    return bool(PART.match(name)) or name in (SUMMARY, OWNER, LOCK, *STAGE_FILES) or (
-        len(parts) >= 2 and parts[-2] == MARKERS and name.endswith(".json"))
-
-
-def delete_entries(out: str, names: list[str] | tuple[str, ...],
-                   s3: S3Options | None = None) -> list[str]:
-    """Delete the entries ``names`` of ``out`` as a stage wrote them: a file entry whole, a
-    folder entry file by file, only the files a stage writes (:func:`_made_by_paralib`),
-    then the folders left empty. A user's file inside ``data/`` stays, with its folders.
-    Returns the paths of the files deleted."""
-    import pyarrow.fs as pafs
-
-    fs, inner = pfs.resolve(out, s3)
-    gone: list[str] = []
-    for name in names:
-        path = pfs.join(inner, name)
-        info = fs.get_file_info(path)
-        if info.type == pafs.FileType.File:
-            fs.delete_file(path)
-            gone.append(path)
-        elif info.type == pafs.FileType.Directory:
-            infos = fs.get_file_info(pafs.FileSelector(path, recursive=True))
-            for f in infos:
-                if f.type == pafs.FileType.File and _made_by_paralib(f.path[len(inner) + 1:]):
-                    fs.delete_file(f.path)
-                    gone.append(f.path)
-            dirs = sorted((f.path for f in infos if f.type == pafs.FileType.Directory),
-                          key=len, reverse=True)
-            for d in [*dirs, path]:
-                if not fs.get_file_info(pafs.FileSelector(d)):
-                    fs.delete_dir(d)
-    return gone
 
 
 # -- claiming an output -------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -135,6 +136,9 @@ OWN_ENTRIES = ("data", "rejects", MARKERS, SUMMARY)
 # who made an output folder and its one-writer lock (:mod:`paralib.io.ownership`)
 OWNER = ".paralib-output.json"
 LOCK = ".paralib-lock"
+# files a stage writes besides its parts and markers, by the stage that writes them
+STAGE_FILES = {"mine.json": "mine"}
+PART = re.compile(r"^part-.*\.parquet(\.tmp-\d+)?$")
 
 
 def check_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
@@ -164,13 +168,50 @@ def check_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
     return sorted(names & own)
 
 
+def _made_by_paralib(rel: str) -> bool:
+    """True for a file (its path below the output) that a stage writes: Parquet parts,
+    shard markers, summaries, output markers and locks."""
+    parts = rel.split("/")
+    name = parts[-1]
+    return bool(PART.match(name)) or name in (SUMMARY, OWNER, LOCK, *STAGE_FILES) or (
+        len(parts) >= 2 and parts[-2] == MARKERS and name.endswith(".json"))
+
+
+def delete_entries(out: str, names: list[str] | tuple[str, ...],
+                   s3: S3Options | None = None) -> list[str]:
+    """Delete the entries ``names`` of ``out`` as a stage wrote them: a file entry whole, a
+    folder entry file by file, only the files a stage writes (:func:`_made_by_paralib`),
+    then the folders left empty. A user's file inside ``data/`` stays, with its folders.
+    Returns the paths of the files deleted."""
+    import pyarrow.fs as pafs
+
+    fs, inner = pfs.resolve(out, s3)
+    gone: list[str] = []
+    for name in names:
+        path = pfs.join(inner, name)
+        info = fs.get_file_info(path)
+        if info.type == pafs.FileType.File:
+            fs.delete_file(path)
+            gone.append(path)
+        elif info.type == pafs.FileType.Directory:
+            infos = fs.get_file_info(pafs.FileSelector(path, recursive=True))
+            for f in infos:
+                if f.type == pafs.FileType.File and _made_by_paralib(f.path[len(inner) + 1:]):
+                    fs.delete_file(f.path)
+                    gone.append(f.path)
+            dirs = sorted((f.path for f in infos if f.type == pafs.FileType.Directory),
+                          key=len, reverse=True)
+            for d in [*dirs, path]:
+                if not fs.get_file_info(pafs.FileSelector(d)):
+                    fs.delete_dir(d)
+    return gone
+
+
 def clear_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
                  marks: tuple[str, ...] = ()) -> None:
     """Delete what a stage wrote to ``out`` (``overwrite: true``): its own entries
     (:func:`check_output`), and inside them only the files a stage writes (Parquet parts,
-    markers; :func:`paralib.io.ownership.delete_entries`): a user's file stays."""
-    from paralib.io.ownership import delete_entries
-
+    markers; :func:`delete_entries`): a user's file stays."""
     delete_entries(out, check_output(out, s3, extra, marks), s3)
 
 

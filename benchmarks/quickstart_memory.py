@@ -1,0 +1,103 @@
+"""Peak resident memory of ``paralib quickstart``, per process: the driver, Ray's own
+processes (GCS, raylet, dashboard) and every worker, each with its peak and the stage it
+served. The quickstart runs in a fresh folder (nothing reused from an earlier run)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+from benchmarks.common import table, write_json
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def role(proc: psutil.Process, driver: int) -> str:
+    """What a process is: ``driver``, a Ray process by name, or a worker by its title."""
+    if proc.pid == driver:
+        return "driver"
+    cmd = proc.cmdline()
+    title = cmd[0] if cmd else proc.name()
+    if title.startswith("ray::"):
+        return title
+    for name in ("gcs_server", "raylet", "dashboard", "log_monitor", "monitor.py",
+                 "runtime_env/agent", "dashboard_agent"):
+        if any(name in part for part in cmd[:3]):
+            return name
+    return " ".join(Path(c).name for c in cmd[:2]) or proc.name()
+
+
+class PerProcessRSS:
+    """Samples every process below ``pid`` (and ``pid`` itself): each one's peak RSS."""
+
+    def __init__(self, pid: int, interval: float = 0.25):
+        self.pid, self.interval = pid, interval
+        self.peaks: dict[int, tuple[int, str]] = {}
+        self.total = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        root = psutil.Process(self.pid)
+        while not self._stop.is_set():
+            with contextlib.suppress(psutil.Error):
+                total = 0
+                for proc in [root, *root.children(recursive=True)]:
+                    with contextlib.suppress(psutil.Error):
+                        rss = proc.memory_info().rss
+                        total += rss
+                        old = self.peaks.get(proc.pid, (0, ""))
+                        name = role(proc, self.pid)
+                        label = name if name != "ray::IDLE" or not old[1] else old[1]
+                        self.peaks[proc.pid] = (max(old[0], rss), label)
+                self.total = max(self.total, total)
+            time.sleep(self.interval)
+
+    def __enter__(self) -> PerProcessRSS:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the quickstart once in a fresh folder and write ``quickstart_memory.json``."""
+    ap = argparse.ArgumentParser(prog="python -m benchmarks quickstart_memory",
+                                 description=__doc__)
+    ap.add_argument("--out", default="quickstart_memory", help="result name")
+    ap.add_argument("--top", type=int, default=8, help="processes listed")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="paralib-qs-mem-") as tmp:
+        env = {**os.environ, "PARALIB_DATA": os.environ.get(
+            "PARALIB_DATA", str(PROJECT.parent / "shared" / "data"))}
+        cmd = [sys.executable, "-m", "paralib", "quickstart", "--no-progress",
+               "--config", str(PROJECT / "configs" / "quickstart.yaml")]
+        start = time.time()
+        proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        with PerProcessRSS(proc.pid) as rss:
+            output, _ = proc.communicate()
+        seconds = time.time() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"quickstart failed (exit {proc.returncode}):\n{output[-3000:]}")
+    rows = sorted(({"pid": pid, "process": label, "peak_mb": round(peak / 2**20)}
+                   for pid, (peak, label) in rss.peaks.items()), key=lambda r: -r["peak_mb"])
+    driver = next(r for r in rows if r["process"] == "driver")
+    workers = [r for r in rows if r["process"] != "driver"]
+    print(table(rows[:args.top], ["process", "pid", "peak_mb"]))
+    print(f"driver {driver['peak_mb']} MB, largest other {workers[0]['process']} "
+          f"{workers[0]['peak_mb']} MB, sum {round(rss.total / 2**20)} MB, {seconds:.0f} s")
+    write_json(args.out, {"seconds": round(seconds, 1), "driver_peak_mb": driver["peak_mb"],
+                          "largest_other": workers[0], "sum_peak_mb": round(rss.total / 2**20),
+                          "rows": rows[:args.top]})
