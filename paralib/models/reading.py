@@ -35,7 +35,7 @@ class FolderConfig(BaseModel):
     version: int = Field(default=1, ge=1, strict=True)
     model: ModelConfig
     tokenizers: list[str] = Field(min_length=1)
-    languages: list[str] = Field(default_factory=lambda: ["en"], min_length=1)
+    languages: list[str] = Field(default_factory=lambda: ["en"])
     info: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
