@@ -18,9 +18,10 @@ from types import TracebackType
 from typing import Any
 
 MASK = "***"
-# the words that name a credential, in a config key or before "=" / ":" in a text
-_WORDS = (r"secret|passw(?:or)?d|token|api[_-]?key|access[_-]?key|credential|private[_-]?key|"
-          r"session[_-]?key")
+# the words that name a credential, in a config key or before "=" / ":" in a text; "token"
+# but not the tokeniser's words (tokenizer.json, tokenizers, max_tokens, tokens: sp)
+_WORDS = (r"secret|passw(?:or)?d|token(?!i[sz]|s\b)|api[_-]?key|access[_-]?key|credential|"
+          r"private[_-]?key|session[_-]?key")
 SECRET_KEY = re.compile(f"({_WORDS})", re.IGNORECASE)
 # user[:password]@ after a scheme (a password may hold "/"; over-masking a path with "@"
 # after a port is the safe side)

@@ -7,7 +7,7 @@ import logging
 import subprocess
 import sys
 
-from paralib.redact import RedactingFilter, redact, redact_text
+from paralib.redact import MASK, RedactingFilter, redact, redact_text
 
 KEY_ID, SECRET = "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 
@@ -110,3 +110,13 @@ def test_summary_is_bounded_and_masks_what_it_cuts():
     assert summary({"secret_key": SECRET}) == "{'secret_key': ***}"
     assert summary([1, "two", 3.0]) == "[1, 'two', 3.0]"
     assert summary(nested).startswith("[[[[...], [...], ")
+
+
+def test_the_tokenisers_words_are_not_taken_for_secrets():
+    text = ("models/x/tokenizer.json: vocab_size is 'lots'; tokenizers: 2; "
+            "model.parts.0.max_tokens: 30; tokens: sp")
+    assert redact_text(text) == text
+    masked = redact_text("token: abc session_token=def auth_token: ghi")
+    assert "abc" not in masked and "def" not in masked and "ghi" not in masked
+    assert redact({"tokens": "sp", "github_token": "x"}) == {"tokens": "sp",
+                                                            "github_token": MASK}
