@@ -45,8 +45,11 @@ class ConfigError(ConfigurationError, ValueError):
 class RayConfig(Strict):
     """How to reach Ray: ``address: null`` starts an embedded local instance (``ray.init()``)."""
 
+    # null: start an embedded local Ray; ``auto`` or ``ray://…``: join a cluster
     address: Keyed[str | None] = None
+    # CPUs of the embedded Ray; null: every core
     num_cpus: Keyed[int | None] = Field(default=None, ge=1)
+    # start the embedded Ray's dashboard; null: Ray's default
     include_dashboard: Keyed[bool | None] = None
     # a stage that makes no progress (no shard part written) for this long fails with a
     # message instead of waiting forever; null: wait forever
@@ -60,9 +63,13 @@ class RayConfig(Strict):
 class S3Config(Strict):
     """S3 access; ``endpoint_url`` selects an S3-compatible store (MinIO, moto)."""
 
+    # S3-compatible endpoint (MinIO, moto); null: AWS
     endpoint_url: Keyed[str | None] = Field(default=None, pattern=r"^https?://")
+    # S3 region
     region: Keyed[str] = "us-east-1"
+    # S3 access key; null: the ``AWS_*`` environment variables
     access_key: Keyed[str | None] = None
+    # S3 secret key; null: the ``AWS_*`` environment variables
     secret_key: Keyed[str | None] = None
     # tries of every S3 request, with exponential backoff between them (botocore's
     # "standard" retry mode and pyarrow's AWS standard strategy): rides out short outages
@@ -81,12 +88,18 @@ class DecontaminateConfig(Strict):
     ``ngram``-token window; group the pairs; drop exact duplicates. Training runs the same
     matching on its sources unless ``train.decontaminate`` is false."""
 
+    # folder of the training-ready corpus, local or ``s3://``
     output: ExpandedPath = "output/decontaminate"
+    # tokens of the shared window that matches a long sentence to an evaluation one
     ngram: int = Field(default=10, ge=2)
+    # sentences of at least this many tokens are also matched on ``ngram`` windows
     min_tokens: int = Field(default=10, ge=1)
+    # remove exact duplicate pairs
     dedupe: bool = True
+    # delete the output first instead of resuming
     overwrite: bool = False
     actors: int = Field(default=2, ge=1)  # the matching actor pool grows up to this many
+    # CPUs each matching actor reserves
     num_cpus_per_actor: float = Field(default=0.5, gt=0)
 
 
@@ -97,24 +110,41 @@ class BacktranslateConfig(Strict):
     negative log-likelihood per token of each hypothesis (2017 §5.6).
     """
 
+    # CTranslate2 model folder into English (with ``source.spm``, ``target.spm``)
     model: Keyed[ExpandedPath] = "{models}/de-en"
     # one model per source language (``{de: "{models}/de-en", fr: ...}``), for bitext of
     # several languages in one run; when set, ``model`` is not used
     models: KeyedIfSet[dict[str, ExpandedPath]] = Field(default_factory=dict)
+    # folder of the translated pairs, local or ``s3://``
     output: Keyed[ExpandedPath] = "output/backtranslate"
+    # beam size (ParaNMT used 12)
     beam_size: Keyed[int] = Field(default=4, ge=1, le=64)
+    # k of the k-best list kept per sentence (≤ ``beam_size``; 2017 §3)
     num_hypotheses: Keyed[int] = Field(default=1, ge=1, le=50)
+    # beam search length penalty (CTranslate2)
     length_penalty: Keyed[float] = 1.0
+    # source tokens per sentence; longer ones are truncated
     max_input_length: Keyed[int] = Field(default=128, ge=1)
+    # most target tokens of a hypothesis
     max_decoding_length: Keyed[int] = Field(default=128, ge=1)
+    # CTranslate2 batch size, in ``batch_type`` units
     batch_size: Keyed[int] = Field(default=1024, ge=1)
+    # whether ``batch_size`` counts ``tokens`` or ``examples``
     batch_type: Keyed[Literal["examples", "tokens"]] = "tokens"
+    # rows per call of an actor; null: a whole shard (on a GPU actor ``bitext.shard_rows``: Ray Data
+    # needs a number there)
     rows_per_batch: Keyed[int | None] = Field(default=None, ge=1)
+    # CTranslate2 compute type (``auto``, ``int8``, ``float16``, …)
     compute_type: Keyed[str] = "auto"
+    # ``auto`` (GPU if the cluster has one), ``cpu`` or ``cuda``
     device: Keyed[Literal["auto", "cpu", "cuda"]] = "auto"
+    # most translation actors: the pool autoscales from ``min_actors`` to this
     actors: Keyed[int] = Field(default=2, ge=1)
+    # fewest translation actors
     min_actors: Keyed[int] = Field(default=1, ge=1)
+    # CPUs each CPU actor reserves
     num_cpus_per_actor: Keyed[float] = Field(default=0.5, gt=0)
+    # CTranslate2 threads per translation (``intra_threads``; 0: its default)
     intra_threads: Keyed[int] = Field(default=1, ge=0)
     # CTranslate2 workers per actor, each translating its own batches of a call in parallel
     # (``inter_threads``); one actor with ``inter_threads`` = cores balances a call's batches
@@ -124,8 +154,11 @@ class BacktranslateConfig(Strict):
     # read tasks → actor pool → write tasks, which overlaps slow reads (many small s3 shards)
     # with translation at the cost of copying every row through the object store
     fuse_io: Unkeyed[bool] = True
+    # actors sharing each GPU (a fraction each), so one tokenises while another translates
     actors_per_gpu: Unkeyed[int] = Field(default=1, ge=1)
+    # custom Ray resources each actor requests (``{name: amount}``)
     actor_resources: Keyed[dict[str, float]] = Field(default_factory=dict)
+    # delete the output first instead of resuming
     overwrite: Keyed[bool] = False
 
     @field_validator("models")
@@ -156,9 +189,13 @@ class PivotConfig(BacktranslateConfig):
     """
 
     inputs: Keyed[list[InputConfig]] = Field(default_factory=list)
+    # English→X CTranslate2 model folder: the first leg of the round trip
     model: Keyed[ExpandedPath] = "{models}/en-de"
+    # X→English model folder: the second leg (``num_hypotheses``-best)
     model_back: Keyed[ExpandedPath] = "{models}/de-en"
+    # k-best of the first leg (≤ ``beam_size``): each is translated back
     pivot_hypotheses: Keyed[int] = Field(default=1, ge=1, le=50)
+    # folder of the round-trip pairs, local or ``s3://``
     output: Keyed[ExpandedPath] = "output/pivot"
 
     @model_validator(mode="after")
@@ -174,54 +211,85 @@ class ParaphraseConfig(BacktranslateConfig):
     model trained on selected pairs (ParaNMT 2018 §6)."""
 
     inputs: Keyed[list[InputConfig]] = Field(default_factory=list)
+    # English→English CTranslate2 model folder (``paralib mt train`` on selected pairs)
     model: Keyed[ExpandedPath] = "{models}/en-en-paraphrase"
+    # folder of the paraphrases, local or ``s3://``
     output: Keyed[ExpandedPath] = "output/paraphrase"
 
 
 class MTModelConfig(Strict):
     """Size of the Marian Transformer trained by ``paralib mt train``."""
 
+    # pieces of the joint SentencePiece vocabulary of both languages
     vocab_size: Keyed[int] = Field(default=8000, ge=100)
+    # width of the embeddings and hidden states
     d_model: Keyed[int] = Field(default=256, ge=16)
+    # Transformer encoder layers
     encoder_layers: Keyed[int] = Field(default=3, ge=1)
+    # Transformer decoder layers
     decoder_layers: Keyed[int] = Field(default=3, ge=1)
+    # attention heads per layer
     attention_heads: Keyed[int] = Field(default=4, ge=1)
+    # inner width of the feed-forward blocks
     ffn_dim: Keyed[int] = Field(default=1024, ge=16)
+    # dropout probability
     dropout: Keyed[float] = Field(default=0.1, ge=0, lt=1)
+    # most positions of a sentence (validation and test sides cut to this − 2)
     max_positions: Keyed[int] = Field(default=256, ge=16)
 
 
 class MTTrainConfig(Strict):
-    """Training recipe of ``paralib mt train`` (tuned for a CPU; see README): bitext from
+    """Training recipe of ``paralib mt train`` (tuned for a CPU; docs/STAGES.md): bitext from
     ``inputs`` and ``corpora`` (by name, as ``bitext.corpora``), trained on ``device``
     (``auto``: CUDA when there is one, with bfloat16 autocast)."""
 
+    # source language (``en`` → X reverses the bitext)
     src_lang: Keyed[str] = "de"
+    # target language
     tgt_lang: Keyed[str] = "en"
     inputs: Keyed[list[InputConfig]] = Field(default_factory=list)
     corpora: KeyedIfSet[list[CorpusRef]] = Field(default_factory=list)
     # drop pairs with a side in an evaluation set of ``paralib evaluate`` or in the model's own
     # validation and test sides; false only where that is the point
     decontaminate: KeyedIfSet[bool] = True
+    # rows per shard of the prepared bitext
     shard_rows: KeyedIfSet[int] = Field(default=20_000, ge=1)
+    # ``auto`` (CUDA with bfloat16 autocast when there is one), ``cpu`` or ``cuda``
     device: KeyedIfSet[Literal["auto", "cpu", "cuda"]] = "auto"
+    # source side of the validation set (validation loss), one sentence a line
     valid_src: Keyed[ExpandedPath | None] = None
+    # target side of the validation set
     valid_ref: Keyed[ExpandedPath | None] = None
+    # source side of the test set (BLEU after training), one sentence a line
     test_src: Keyed[ExpandedPath | None] = None
+    # target side of the test set
     test_ref: Keyed[ExpandedPath | None] = None
+    # folder of the prepared data, checkpoints and the trained model
     output: Keyed[ExpandedPath] = "runs/mt-de-en"
     model: Keyed[MTModelConfig] = Field(default_factory=MTModelConfig)
+    # tokens per training batch
     batch_tokens: Keyed[int] = Field(default=3000, ge=16)
+    # pairs with a side longer than this many pieces are left out
     max_len: Keyed[int] = Field(default=64, ge=4)
+    # peak learning rate, after warm-up
     lr: Keyed[float] = Field(default=1e-3, gt=0)
+    # steps of learning-rate warm-up
     warmup_steps: Keyed[int] = Field(default=800, ge=0)
+    # label smoothing of the cross-entropy
     label_smoothing: Keyed[float] = Field(default=0.1, ge=0, lt=1)
+    # stop after this many steps
     max_steps: Keyed[int] = Field(default=100_000, ge=1)
+    # stop after this many minutes of training
     time_budget_minutes: Keyed[float] = Field(default=90.0, gt=0)
+    # steps between validations and checkpoints
     eval_every: Keyed[int] = Field(default=1000, ge=1)
+    # the last this many checkpoints are averaged into the model
     average_last: Keyed[int] = Field(default=4, ge=1)
+    # beam size of the test decoding
     beam_size: Keyed[int] = Field(default=4, ge=1)
+    # torch CPU threads; 0: every core
     threads: Keyed[int] = Field(default=0, ge=0)
+    # random seed
     seed: Keyed[int] = 1
 
     _unique = field_validator("inputs")(classmethod(lambda cls, v: unique_corpora(v)))

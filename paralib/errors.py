@@ -54,7 +54,8 @@ class InputError(ParalibError):
 class MissingError(ParalibError):
     """A model, tool, package or data set that is not where it was expected."""
 
-    hint = "see README.md, section Set-up, for what to install and where the data goes"
+    hint = ("see README.md (install) and docs/USAGE.md for what to install and where the data "
+            "goes")
 
 
 class ResourcesError(ParalibError):

@@ -51,8 +51,9 @@ def resolve(name_or_path: str | os.PathLike[str]) -> Path:
     if path.exists():
         return path
     known = shipped_models()
-    if isinstance(name_or_path, str) and name_or_path in known:
-        return known[name_or_path]
+    name = str(name_or_path)
+    if name in known:  # a bare name (a str or a Path of one part, as the CLI passes it)
+        return known[name]
     searched = ", ".join(str(d) for d in model_dirs())
     raise ModelLoadError(
         f"no model {str(name_or_path)!r}: it is neither a folder nor a shipped model "

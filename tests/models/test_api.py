@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ import paralib
 from paralib.config import ConfigError
 from paralib.models import ModelLoadError
 from paralib.models.folder import MARKER
+from paralib.models.shipped import resolve
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +25,7 @@ def en():
 
 def test_load_by_name_and_by_folder_give_one_model(en):
     folder = paralib.shipped_models()["paralib-en"]
+    assert resolve(Path("paralib-en")) == folder  # the CLI passes names as paths
     again = paralib.load(folder)
     texts = ["A man plays a guitar.", "Someone is playing guitar."]
     np.testing.assert_array_equal(en.encode(texts), again.encode(texts))
