@@ -25,10 +25,18 @@ class TextInput(Strict):
     as ``{path: STRING}``.
     """
 
-    path: ExpandedPath
-    lang: str = Field(default="en", min_length=2, max_length=8)
-    name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
-    limit: int | None = Field(default=None, ge=1)
+    path: ExpandedPath = Field(
+        description="A file or glob (local or ``s3://``, ``.gz`` ok), one sentence a line.")
+    lang: str = Field(
+        default="en", min_length=2, max_length=8,
+        description="Language code of the text (ISO 639-1/3 or BCP-47).")
+    name: str | None = Field(
+        default=None, pattern=r"^[A-Za-z0-9_.-]+$",
+        description="Prefix of the row ids' names (``name.<file>``): tells two files of one name "
+                    "apart.")
+    limit: int | None = Field(
+        default=None, ge=1,
+        description="Read only the first N lines of each file.")
 
     @model_validator(mode="before")
     @classmethod
@@ -58,15 +66,39 @@ class EncodeConfig(Strict):
     ``overwrite`` deletes what an earlier run wrote to ``output``; without it a rerun resumes.
     """
 
-    model: ExpandedPath = "{models}/paralib-en"
+    model: ExpandedPath = Field(
+        default="{models}/paralib-en",
+        description="The sentence encoder: a ``paralib train`` model folder, local or ``s3://``.")
     inputs: list[TextInput] = Field(default_factory=list)
-    output: ExpandedPath = "output/encode"
-    dtype: Literal["float16", "float32"] = "float32"
-    normalize: bool = False
-    batch_size: int = Field(default=256, ge=1)
-    shard_rows: int = Field(default=10_000, ge=1)
-    max_chars: int = Field(default=1000, ge=1)
-    actors: int | None = Field(default=None, ge=1)
-    num_cpus_per_actor: float = Field(default=1.0, gt=0)
-    device: Literal["auto", "cpu", "cuda"] = "auto"
-    overwrite: bool = False
+    output: ExpandedPath = Field(
+        default="output/encode",
+        description="Folder of the Parquet parts ``id, text, lang, embedding``, local or "
+                    "``s3://``.")
+    dtype: Literal["float16", "float32"] = Field(
+        default="float32",
+        description="Stored vectors' type: ``float16`` halves the size (cosines move by about "
+                    "1e-3).")
+    normalize: bool = Field(default=False, description="Store unit-length vectors.")
+    batch_size: int = Field(
+        default=256, ge=1,
+        description="Sentences per forward pass of the encoder.")
+    shard_rows: int = Field(
+        default=10_000, ge=1,
+        description="Lines per input shard (the unit of streaming and resume).")
+    max_chars: int = Field(
+        default=1000, ge=1,
+        description="Lines longer than this many characters are rejects.")
+    actors: int | None = Field(
+        default=None, ge=1,
+        description="Encoding actors; null: one per ``num_cpus_per_actor`` CPUs, or one per GPU.")
+    num_cpus_per_actor: float = Field(
+        default=1.0, gt=0,
+        description="CPUs each actor reserves; a CPU actor runs that many torch threads (at least "
+                    "one).")
+    device: Literal["auto", "cpu", "cuda"] = Field(
+        default="auto",
+        description="``auto`` (GPU actors when the cluster has GPUs), ``cpu`` or ``cuda``.")
+    overwrite: bool = Field(
+        default=False,
+        description="Delete what an earlier run wrote to ``output`` first; false: a rerun "
+                    "resumes.")

@@ -43,23 +43,55 @@ class MineConfig(Strict):
     kind is chosen per direction, by the size of the side searched.
     """
 
-    src: ExpandedPath | None = None
-    tgt: ExpandedPath | None = None
-    src_lang: str | None = Field(default=None, min_length=2, max_length=8)
-    tgt_lang: str | None = Field(default=None, min_length=2, max_length=8)
-    output: ExpandedPath = "output/mine"
-    corpus: str = Field(default="mined", pattern=r"^[A-Za-z0-9_.-]+$")
-    k: int = Field(default=4, ge=1)
-    threshold: float | None = Field(default=None, allow_inf_nan=False)
-    index: Literal["auto", "flat", "ivf", "hnsw"] = "auto"
-    exact_below: int = Field(default=100_000, ge=1)
-    nlist: int | None = Field(default=None, ge=1)
-    nprobe: int = Field(default=32, ge=1)
-    hnsw_m: int = Field(default=32, ge=2)
-    hnsw_ef_construction: int = Field(default=200, ge=1)
-    hnsw_ef_search: int = Field(default=128, ge=1)
-    part_rows: int = Field(default=100_000, ge=1)
-    overwrite: bool = False
+    src: ExpandedPath | None = Field(
+        default=None,
+        description="Source side: a ``paralib encode`` output folder, Parquet files or text files "
+                    "(a file or glob).")
+    tgt: ExpandedPath | None = Field(
+        default=None,
+        description="Target side, in the forms of ``src``.")
+    src_lang: str | None = Field(
+        default=None, min_length=2, max_length=8,
+        description="Language of ``src``; null: ``und`` for text, else the stored ``lang``.")
+    tgt_lang: str | None = Field(
+        default=None, min_length=2, max_length=8,
+        description="Language of ``tgt``; null: ``und`` for text, else the stored ``lang``.")
+    output: ExpandedPath = Field(
+        default="output/mine",
+        description="Stage folder of the mined pairs (with ``rejects/`` and ``embeddings/``).")
+    corpus: str = Field(
+        default="mined", pattern=r"^[A-Za-z0-9_.-]+$",
+        description="Corpus name of the mined pairs (their ``corpus`` column and part keys).")
+    k: int = Field(
+        default=4, ge=1,
+        description="Neighbours each way of the ratio margin (Artetxe & Schwenk 2019).")
+    threshold: float | None = Field(
+        default=None, allow_inf_nan=False,
+        description="Candidates with a margin below this are rejects; null: keep every candidate.")
+    index: Literal["auto", "flat", "ivf", "hnsw"] = Field(
+        default="auto",
+        description="faiss index: ``flat`` (exact), ``ivf``, ``hnsw``, or ``auto`` (``flat`` "
+                    "below ``exact_below`` vectors, else ``hnsw``).")
+    exact_below: int = Field(
+        default=100_000, ge=1,
+        description="``index: auto`` searches a side of fewer vectors than this exactly.")
+    nlist: int | None = Field(
+        default=None, ge=1,
+        description="``ivf``: k-means cells; null: about 4·√n.")
+    nprobe: int = Field(default=32, ge=1, description="``ivf``: cells searched per query.")
+    hnsw_m: int = Field(default=32, ge=2, description="``hnsw``: graph links per node.")
+    hnsw_ef_construction: int = Field(
+        default=200, ge=1,
+        description="``hnsw``: candidates kept while building the graph.")
+    hnsw_ef_search: int = Field(
+        default=128, ge=1,
+        description="``hnsw``: candidates kept while searching.")
+    part_rows: int = Field(
+        default=100_000, ge=1,
+        description="Rows per written Parquet part of the mined pairs.")
+    overwrite: bool = Field(
+        default=False,
+        description="Delete the output first instead of resuming.")
 
     @model_validator(mode="after")
     def _canonical_langs(self) -> MineConfig:

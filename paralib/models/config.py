@@ -44,19 +44,31 @@ class PartConfig(Strict):
     ``.vocab`` word list beside it), used for the rows whose token it knows (word tokens).
     """
 
+    # short name of the part (``sp``, ``word``, ``trigram``, ``lstm``, ``gran``, …)
     name: Keyed[str] = "sp"
+    # encoder (avg, lstm, blstm, gran, gran-gru); null: the one ``name`` gives
     encoder: Keyed[str | None] = None
+    # tokeniser (word, trigram, sp, morfessor); null: the one ``name`` gives
     tokens: Keyed[Literal["word", "trigram", "sp", "morfessor"] | None] = None
+    # embedding width (2018: 300)
     dim: Keyed[int] = Field(default=300, ge=1)
+    # hidden width of the recurrent encoders; null: ``dim``
     hidden: Keyed[int | None] = Field(default=None, ge=1)
+    # vocabulary size; null: 200,000 (word, trigram, morfessor) or 20,000 (sp)
     vocab_size: Keyed[int | None] = Field(default=None, ge=3)
+    # SentencePiece model type
     sp_model_type: Keyed[Literal["unigram", "bpe"]] = "unigram"
+    # tokens kept per sentence; null: 100 word, 400 trigram, 150 sp or morfessor
     max_tokens: Keyed[int | None] = Field(default=None, ge=1)
+    # dropout probability (see ``dropout_on``)
     dropout: Keyed[float] = Field(default=0.0, ge=0.0, lt=1.0)
     # the kept runs of docs/results/runs dropped tokens: ``tokens`` reproduces them
     dropout_on: KeyedIfSet[Literal["tokens", "sentence"]] = "sentence"
+    # initialisation of the embeddings (see above)
     init: Keyed[Literal["uniform", "normal"]] = "uniform"
+    # bound (``uniform``) or std (``normal``) of the initialisation
     init_scale: Keyed[float] = Field(default=0.1, gt=0.0)
+    # ``glove`` or a word-vector file for the rows of known words (see above)
     pretrained: Keyed[ExpandedPath | None] = None
 
     @model_validator(mode="after")
@@ -88,6 +100,7 @@ class ModelConfig(Strict):
     """The encoder: ``parts`` (one or more) and how their vectors are ``combine``-d."""
 
     parts: Keyed[list[PartConfig]] = Field(default_factory=lambda: [PartConfig()], min_length=1)
+    # how the parts' vectors are joined: ``sum`` (equal sizes) or ``concat`` (2018 §5.6)
     combine: Keyed[Literal["sum", "concat"]] = "concat"
 
     @model_validator(mode="after")

@@ -17,9 +17,13 @@ from paralib.schema import ExpandedPath, Keyed, Strict
 class Bound(Strict):
     """Keep rows with ``lower <= column <= upper`` (either bound may be left out)."""
 
-    column: Keyed[str]
-    lower: Keyed[float | None] = None
-    upper: Keyed[float | None] = None
+    column: Keyed[str] = Field(description="Score column bounded.")
+    lower: Keyed[float | None] = Field(
+        default=None,
+        description="Keep rows with ``column`` ≥ this; null: no lower bound.")
+    upper: Keyed[float | None] = Field(
+        default=None,
+        description="Keep rows with ``column`` ≤ this; null: no upper bound.")
 
     @model_validator(mode="after")
     def _some_bound(self) -> Bound:
@@ -39,9 +43,13 @@ def _check_folds(folds: list[int], n: int, what: str) -> None:
 class FoldSpec(Strict):
     """Rank by ``column``, split into ``n_folds`` (fold 1 = the lowest tenth), keep ``keep``."""
 
-    column: Keyed[str]
-    keep: Keyed[list[int]] = Field(min_length=1)
-    n_folds: Keyed[int] = Field(default=10, ge=2)
+    column: Keyed[str] = Field(description="Score column whose ranking splits the rows into folds.")
+    keep: Keyed[list[int]] = Field(
+        min_length=1,
+        description="Folds kept, from 1 (the lowest) to ``n_folds``.")
+    n_folds: Keyed[int] = Field(
+        default=10, ge=2,
+        description="Number of equal folds (2018 §5.4: tenths).")
 
     @model_validator(mode="after")
     def _valid(self) -> FoldSpec:
@@ -53,11 +61,18 @@ class NoiseSpec(Strict):
     """``clean_fraction`` of the pairs from ``clean_folds`` of ``column``, the rest from
     ``noisy_folds`` (folds as in :class:`FoldSpec`; fold 1 is the lowest)."""
 
-    column: Keyed[str]
-    clean_fraction: Keyed[float] = Field(gt=0, le=1)
-    clean_folds: Keyed[list[int]] = Field(default_factory=lambda: [6, 7, 8, 9, 10], min_length=1)
-    noisy_folds: Keyed[list[int]] = Field(default_factory=lambda: [1, 2, 3, 4, 5], min_length=1)
-    n_folds: Keyed[int] = Field(default=10, ge=2)
+    column: Keyed[str] = Field(
+        description="Score column whose folds tell clean pairs from noisy ones.")
+    clean_fraction: Keyed[float] = Field(
+        gt=0, le=1,
+        description="Share of pairs from ``clean_folds`` (Opusparcus §4.2: 0.8, 0.7, 0.6).")
+    clean_folds: Keyed[list[int]] = Field(
+        default_factory=lambda: [6, 7, 8, 9, 10], min_length=1,
+        description="Folds the clean pairs come from.")
+    noisy_folds: Keyed[list[int]] = Field(
+        default_factory=lambda: [1, 2, 3, 4, 5], min_length=1,
+        description="Folds the other pairs come from.")
+    n_folds: Keyed[int] = Field(default=10, ge=2, description="Number of equal folds.")
 
     @model_validator(mode="after")
     def _valid(self) -> NoiseSpec:
@@ -78,15 +93,31 @@ class SelectSpec(Strict):
     output (``s1, s2, label`` with as many random negatives as positives).
     """
 
-    input: Keyed[ExpandedPath] = "output/score"
-    output: Keyed[ExpandedPath] = "output/select"
-    exclude: Keyed[list[ExpandedPath]] = Field(default_factory=list)
+    input: Keyed[ExpandedPath] = Field(
+        default="output/score",
+        description="Scored pairs: a ``paralib score`` output folder.")
+    output: Keyed[ExpandedPath] = Field(
+        default="output/select",
+        description="Folder of the training set (a ``pairs`` source of ``paralib train``).")
+    exclude: Keyed[list[ExpandedPath]] = Field(
+        default_factory=list,
+        description="``heldout.parquet`` files (LM, classifier): their references are dropped.")
     bounds: Keyed[list[Bound]] = Field(default_factory=list)
-    hypotheses: Keyed[Literal["best", "random", "all"]] = "best"
+    hypotheses: Keyed[Literal["best", "random", "all"]] = Field(
+        default="best",
+        description="Hypotheses kept per reference: ``best`` (lowest-ranked left), ``random`` "
+                    "(one) or ``all``.")
     folds: Keyed[FoldSpec | None] = None
     noise: Keyed[NoiseSpec | None] = None
-    size: Keyed[int | None] = Field(default=None, ge=1)
-    seed: Keyed[int] = 0
-    labelled: Keyed[bool] = False
+    size: Keyed[int | None] = Field(
+        default=None, ge=1,
+        description="Sample this many pairs (2017 §5.2: 24,000); null: every pair left.")
+    seed: Keyed[int] = Field(
+        default=0,
+        description="Seed of every random draw (hypotheses, noise, sample, negatives).")
+    labelled: Keyed[bool] = Field(
+        default=False,
+        description="Write ``s1, s2, label`` with as many random negatives as positives "
+                    "(Opusparcus §3.2).")
 
 

@@ -41,14 +41,23 @@ class SourceConfig(Strict):
     ``data_mix``).
     """
 
+    # What the source is: pairs, bitext, captions, sts, ppdb or corpus (see above).
     kind: Keyed[Literal["pairs", "bitext", "captions", "sts", "ppdb", "corpus"]]
+    # The folder or file read: needed by pairs and corpus sources; ppdb has a default.
     path: Keyed[ExpandedPath | None] = None
+    # Column of the first side of a pairs source.
     s1_column: Keyed[str] = "ref"
+    # Column of the second side of a pairs source.
     s2_column: Keyed[str] = "trans"
+    # sts: keep pairs whose gold score (0-5) is at least this (DCU §3: 3.8).
     min_score: Keyed[float] = Field(default=3.8, ge=0, le=5)
+    # Keep the first N pairs (a random N for ppdb).
     limit: Keyed[int | None] = Field(default=None, ge=1)
+    # Keep a random N pairs (seeded with train.seed), drawn before decontamination.
     sample: KeyedIfSet[int | None] = Field(default=None, ge=1)
+    # Keep only pairs whose non-English side is in these languages (en: paraphrases).
     langs: KeyedIfSet[list[str] | None] = None
+    # Drop pairs whose non-English side is in these languages.
     exclude_langs: KeyedIfSet[list[str] | None] = None
 
     @model_validator(mode="after")
@@ -75,9 +84,13 @@ class CapConfig(Strict):
     rejects with reason ``over cap``.
     """
 
+    # The corpus capped: a paralib corpora name, an input's corpus or a source kind.
     corpus: Keyed[str | None] = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
+    # The language capped: the pairs' non-English side (en: English paraphrases).
     lang: Keyed[str | None] = None
+    # At most this many capped pairs in all, in proportion to their languages.
     max_pairs: Keyed[int | None] = Field(default=None, ge=1)
+    # At most this many capped pairs in each language.
     per_lang: Keyed[int | None] = Field(default=None, ge=1)
 
     @model_validator(mode="after")
@@ -111,9 +124,14 @@ class MegaBatchConfig(Strict):
     M starts at ``start`` and grows by one every that many mini-batches up to ``size``
     (2019 §3.1: up to 60, +1 every 150)."""
 
+    # Mini-batches pooled to mine negatives, M (2018 §4; 2019 §3.1: up to 60).
     size: Keyed[int] = Field(default=1, ge=1)
+    # M at the first mini-batch when annealing.
     start: Keyed[int] = Field(default=1, ge=1)
+    # M grows by one every this many mini-batches up to size (2019 §3.1: 150); None: M is size
+    # throughout.
     anneal_every: Keyed[int | None] = Field(default=None, ge=1)
+    # Mine negatives from every worker's batches (all-gathered), not only the worker's own.
     across_workers: Keyed[bool] = False
 
 
@@ -121,9 +139,13 @@ class RegularisationConfig(Strict):
     """λ_w‖W − W_initial‖², λ_c‖W_c‖² (2017 §4.2), word dropout and scrambling (2017 §5.2:
     0.5, 2018 §5.2: 0.3)."""
 
+    # λ_w of λ_w‖W − W_initial‖²: keeps word embeddings near their start (2017 §4.2).
     lambda_w: Keyed[float] = Field(default=0.0, ge=0)
+    # λ_c of λ_c‖W_c‖²: L2 penalty on the composition parameters (2017 §4.2).
     lambda_c: Keyed[float] = Field(default=0.0, ge=0)
+    # Probability of dropping each token of a sentence (2017 §5.2: 0.5).
     word_dropout: Keyed[float] = Field(default=0.0, ge=0, lt=1)
+    # Probability of shuffling a sentence's tokens (2018 §5.2: 0.3).
     scramble_rate: Keyed[float] = Field(default=0.0, ge=0, le=1)
 
 
@@ -132,20 +154,30 @@ class TrainConfig(Strict):
 
     sources: Keyed[list[SourceConfig]] = Field(default_factory=list)
     model: Keyed[ModelConfig] = Field(default_factory=ModelConfig)
+    # Folder of the trained model (weights, tokenisers, model card).
     output: Keyed[ExpandedPath] = "output/model"
+    # margin (2017 §4.2, mined negatives) or contrastive (Opusparcus §3.2, labelled pairs).
     loss: Keyed[Literal["margin", "contrastive"]] = "margin"
+    # δ of the margin loss, in cosine (2017 §4.2: 0.4).
     margin: Keyed[float] = Field(default=0.4, gt=0)
+    # m of the contrastive loss: negatives pushed beyond cosine distance m.
     contrastive_margin: Keyed[float] = Field(default=1.0, gt=0, le=2)
+    # Margin loss with a negative for each side (2017); false: the first side's only (2018, 2019).
     symmetric: Keyed[bool] = True
     # max: the hardest (2018 §4); rand; mix alternates them by mega-batch; semihard: the
     # hardest that is farther from the anchor than its partner (FaceNet §3.2), else the hardest
     negatives: Keyed[Literal["max", "rand", "mix", "semihard"]] = "max"
+    # Mine negatives from the other language's side only; None: when any pair has two languages.
     bilingual: Keyed[bool | None] = None
     megabatch: Keyed[MegaBatchConfig] = Field(default_factory=MegaBatchConfig)
     regularisation: Keyed[RegularisationConfig] = Field(default_factory=RegularisationConfig)
+    # Pairs per mini-batch of each worker.
     batch_size: Keyed[int] = Field(default=100, ge=2)
+    # Adam learning rate (2017: 0.001).
     lr: Keyed[float] = Field(default=0.001, gt=0)
+    # Passes over the training pairs.
     epochs: Keyed[int] = Field(default=10, ge=1)
+    # Train on at most this many pairs, after shuffling; None: all.
     max_pairs: Keyed[int | None] = Field(default=None, ge=2)
     # Language sampling temperature T (XLM, Conneau & Lample 2019 §3.1): the pairs are drawn
     # again, as many as there are, with language l's share ∝ n_l^(1/T) (its non-English side;
@@ -161,17 +193,25 @@ class TrainConfig(Strict):
     # the corpora are balanced first, then lang_temperature balances the languages of the
     # result. None: every corpus as read.
     corpus_temperature: KeyedIfSet[float | None] = Field(default=None, gt=0)
+    # Dev set scored (Pearson r) after every epoch; the best epoch is kept.
     dev: Keyed[Literal["stsb-dev", "sts17-en-en", "none"]] = "stsb-dev"
+    # Ray Train workers (data parallel).
     workers: Keyed[int] = Field(default=1, ge=1)
+    # Train on GPUs; None: when the cluster has one.
     use_gpu: Keyed[bool | None] = None
+    # CPUs each Ray Train worker reserves.
     cpus_per_worker: Keyed[float] = Field(default=1.0, gt=0)
+    # Ray Train storage of checkpoints and results, local or s3://.
     storage_path: Keyed[str] = "output/ray-train"
     # Ray Train checkpoints kept under storage_path: the best this many by dev Pearson (the
     # most recent ones with dev: none), and always the latest, to resume from; None keeps
     # every epoch's (a 20-epoch WORD run at width 300 writes about 1 GB of them).
     keep_checkpoints: Unkeyed[int | None] = Field(default=1, ge=1)
+    # Ray Train run name: its folder under storage_path.
     name: Keyed[str] = Field(default="paralib-train", pattern=r"^[A-Za-z0-9_.-]+$")
+    # Seed of sampling, shuffling, initialisation and negatives.
     seed: Keyed[int] = 1
+    # Sentences the tokenisers (vocabulary, SentencePiece) are fitted on.
     vocab_sample: Keyed[int] = Field(default=500_000, ge=100)
     # Which vocab_sample sentences fit the tokenisers: "order" the first ones (every pair's
     # s1 side, then the s2 sides: English first, so a large English source can leave the
