@@ -35,11 +35,11 @@ import pyarrow as pa
 from paralib.io.bitext import BitextError
 from paralib.io.fs import S3Options
 from paralib.io.lines import iter_lines
+from paralib.io.ownership import claim
 from paralib.io.shards import write_marker, write_part
 from paralib.io.stage import (
     REJECT_SCHEMA,
     StageReport,
-    clear_output,
     fingerprint,
     finish,
     pending,
@@ -51,6 +51,7 @@ TASK2 = "bitext/multi30k/task2/raw"
 SPLITS = ("train", "val", "test_2016")
 PER_IMAGE = 5
 CORPUS = "multi30k-captions"
+STAGE = "captions"  # the command: it names the stage in the markers and the output marker
 
 
 def caption_files(split: str, root: Path | None = None) -> list[Path]:
@@ -112,6 +113,29 @@ def shard_pairs(caps: list[list[bytes]], corpus: str, shard: int, start: int,
             pd.DataFrame(rejects, columns=REJECT_SCHEMA.names))
 
 
+def _write(caps: list[list[bytes]], corpus: str, ranges: dict[str, tuple[int, int, int]],
+           prints: dict[str, str], output: str, s3: S3Options | None,
+           report: StageReport) -> Iterator[dict]:
+    """Write each shard of ``ranges`` without a marker (its parts, then its marker) and
+    yield its counts."""
+    for key in pending(list(ranges), output, s3, report, prints):
+        shard, start, stop = ranges[key]
+        rows, rejects = shard_pairs(caps, corpus, shard, start, stop)
+        if len(rows):
+            write_part(output, "data", key, pa.Table.from_pandas(
+                rows, schema=OUTPUT_SCHEMA, preserve_index=False), s3)
+        if len(rejects):
+            write_part(output, "rejects", key, pa.Table.from_pandas(
+                rejects, schema=REJECT_SCHEMA, preserve_index=False), s3)
+        counts = {"rows_in": len(rows) + len(rejects), "rows_out": len(rows),
+                  "rows_rejected": len(rejects), "hypotheses": len(rows),
+                  "reasons": {str(r): int(n)
+                              for r, n in rejects["reason"].value_counts().items()},
+                  "fingerprint": prints[key], "stage": STAGE}
+        write_marker(output, key, counts, s3)
+        yield counts
+
+
 def write_caption_pairs(output: str, split: str = "train", limit: int | None = None,
                         shard_rows: int = 5000, corpus: str = CORPUS,
                         overwrite: bool = False, s3: S3Options | None = None,
@@ -133,28 +157,21 @@ def write_caption_pairs(output: str, split: str = "train", limit: int | None = N
               for s, a in enumerate(range(0, images, shard_rows))}
     prints = {key: fingerprint([str(f) for f in files], split, start, stop, "k,k+1")
               for key, (_, start, stop) in ranges.items()}
-    report = StageReport(output=output, unit="caption pairs", shards=len(ranges))
+    report = StageReport(output=output, unit="caption pairs", shards=len(ranges),
+                         stage=STAGE)
+    inputs = {f"--split {split} caption {k}": str(f) for k, f in enumerate(files, 1)}
+    made = {"split": split, "limit": limit, "shard_rows": shard_rows, "corpus": corpus}
 
     def shards() -> Iterator[dict]:
-        """Write each pending shard (its parts, then its marker); yield its counts."""
-        if overwrite:
-            clear_output(output, s3)  # its own entries only, never a user's folder
-        for key in pending(list(ranges), output, s3, report, prints):
-            shard, start, stop = ranges[key]
-            rows, rejects = shard_pairs(caps, corpus, shard, start, stop)
-            if len(rows):
-                write_part(output, "data", key, pa.Table.from_pandas(
-                    rows, schema=OUTPUT_SCHEMA, preserve_index=False), s3)
-            if len(rejects):
-                write_part(output, "rejects", key, pa.Table.from_pandas(
-                    rejects, schema=REJECT_SCHEMA, preserve_index=False), s3)
-            counts = {"rows_in": len(rows) + len(rejects), "rows_out": len(rows),
-                      "rows_rejected": len(rejects), "hypotheses": len(rows),
-                      "reasons": {str(r): int(n)
-                                  for r, n in rejects["reason"].value_counts().items()},
-                      "fingerprint": prints[key]}
-            write_marker(output, key, counts, s3)
-            yield counts
+        """Claim the output (:func:`paralib.io.ownership.claim`: not another stage's, not
+        other captions' without ``overwrite``, one writer at a time), write each pending
+        shard (its parts, then its marker) and yield its counts; the summary last, while
+        the output is still held."""
+        with claim(output, STAGE, inputs, made, s3, overwrite, key="--output"):
+            for counts in _write(caps, corpus, ranges, prints, output, s3, report):
+                report.add(counts)
+                yield counts
+            finish(report, s3, t0)
 
     written: list[dict] = []
 
@@ -165,5 +182,4 @@ def write_caption_pairs(output: str, split: str = "train", limit: int | None = N
                         why="writing its output does not return (an S3 store that accepts "
                         "connections but does not answer, a hung network disk)"):
         written.append(counts)
-        report.add(counts)
-    return finish(report, s3, t0)
+    return report

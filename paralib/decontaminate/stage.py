@@ -36,13 +36,13 @@ from paralib.contracts import StageManifest
 from paralib.decontaminate.index import EvalIndex
 from paralib.decontaminate.normalise import hash_strings
 from paralib.io import fs as pfs
-from paralib.io.bitext import BitextError, plan_shards, read_shards, shard_inputs
+from paralib.io.bitext import BitextError, ShardSpec, plan_shards, read_shards, shard_inputs
 from paralib.io.fs import S3Options
+from paralib.io.ownership import bitext_inputs, claim
 from paralib.io.shards import parquet_files, read_marker, write_marker, write_part
 from paralib.io.stage import (
     REJECT_SCHEMA,
     StageReport,
-    clear_output,
     collect,
     fingerprint,
     finish,
@@ -205,9 +205,10 @@ def per_eval_set(reasons: dict[str, int]) -> dict[str, int]:
 
 def decontaminate(cfg: Config, progress: bool = True) -> StageReport:
     """Read, check, decontaminate, group and de-duplicate every configured input into
-    ``decontaminate.output``; returns the stage's counts (``_summary.json``)."""
-    import ray
-
+    ``decontaminate.output``; returns the stage's counts (``_summary.json``). The output
+    folder is claimed before any work (:func:`paralib.io.ownership.claim`: not an input,
+    not another stage's output, not the output of other inputs without ``overwrite``, one
+    writer at a time)."""
     dc, s3 = cfg.decontaminate, cfg.s3.options()
     pfs.check_s3_paths(cfg.model_dump(), s3)  # every bucket of the config, before any work
     inputs = cfg.bitext.all_inputs()
@@ -219,8 +220,19 @@ def decontaminate(cfg: Config, progress: bool = True) -> StageReport:
     for name, path in sorted(index.missing.items()):
         log.warning("decontaminate: evaluation set %s not checked: %s not found", name, path)
     shards = plan_shards(inputs, cfg.bitext.shard_rows, s3)
-    if dc.overwrite:
-        clear_output(dc.output, s3)  # its own entries only, never a user's folder
+    made = {"max_chars": cfg.bitext.max_chars, "checks": cfg.bitext.checks.model_dump(),
+            "ngram": dc.ngram, "min_tokens": dc.min_tokens, "dedupe": dc.dedupe}
+    with claim(dc.output, "decontaminate", bitext_inputs(inputs), made, s3, dc.overwrite,
+               key="decontaminate.output"):
+        return _run(cfg, shards, index, s3, progress, t0)
+
+
+def _run(cfg: Config, shards: list[ShardSpec], index: EvalIndex, s3: S3Options | None,
+         progress: bool, t0: float) -> StageReport:
+    """The stage on an output folder that :func:`decontaminate` holds."""
+    import ray
+
+    dc = cfg.decontaminate
     report = StageReport(output=dc.output, unit="pairs", shards=len(shards),
                          stage="decontaminate")
     checks = cfg.bitext.checks.model_dump()

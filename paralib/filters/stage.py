@@ -24,6 +24,7 @@ from paralib.filters.config import ScorerSpec
 from paralib.filters.tokenize import BatchCache
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
+from paralib.io.ownership import claim
 from paralib.io.shards import (
     MARKERS,
     NoOutputError,
@@ -33,7 +34,6 @@ from paralib.io.shards import (
 )
 from paralib.io.stage import (
     StageReport,
-    clear_output,
     collect,
     fingerprint,
     finish,
@@ -42,6 +42,7 @@ from paralib.io.stage import (
 )
 from paralib.runtime import check_fits, init_ray
 
+SCORERS = "_scorers.json"  # the scorers and the input of a score output
 INTERNAL = ("shard_key", "shard_total", "reason", "raw", "line", "_first")
 
 
@@ -148,20 +149,30 @@ class ScoreActor:
 
 
 def score(cfg: Config, progress: bool = True) -> StageReport:
-    """Run the scoring stage as configured; returns its counts (also in ``_summary.json``)."""
-    import ray
-
+    """Run the scoring stage as configured; returns its counts (also in ``_summary.json``).
+    The output folder is claimed before any work (:func:`paralib.io.ownership.claim`: not
+    the input, not another stage's output, not the output of another input without
+    ``overwrite``, one writer at a time)."""
     sc_cfg, s3 = cfg.score, cfg.s3.options()
     pfs.check_s3_paths(cfg.model_dump(), s3)  # every bucket of the config, before any work
     t0 = time.perf_counter()
     shards = input_shards(sc_cfg.input, s3)
     columns = input_columns(shards, s3)
     scorers = check_scorers(sc_cfg.scorers, columns)
-    if sc_cfg.overwrite:
-        clear_output(sc_cfg.output, s3, extra=("_scorers.json",))  # never a user's folder
+    specs = [s.model_dump() for s in sc_cfg.scorers]
+    with claim(sc_cfg.output, "score", {"score.input": sc_cfg.input}, {"scorers": specs}, s3,
+               sc_cfg.overwrite, extra=(SCORERS,), key="score.output"):
+        return _run(cfg, shards, columns, scorers, specs, s3, progress, t0)
+
+
+def _run(cfg: Config, shards: dict[str, list[str]], columns: list[str], scorers: list[Scorer],
+         specs: list[dict], s3: S3Options | None, progress: bool, t0: float) -> StageReport:
+    """The stage on an output folder that :func:`score` holds."""
+    import ray
+
+    sc_cfg = cfg.score
     report = StageReport(output=sc_cfg.output, unit="scored pairs", shards=len(shards),
                          stage="score")
-    specs = [s.model_dump() for s in sc_cfg.scorers]
     upstream = {k: getattr(read_marker(sc_cfg.input, k, s3), "fingerprint", None)
                 for k in shards}
     prints = {k: fingerprint(files, specs, upstream[k]) for k, files in shards.items()}
@@ -193,5 +204,5 @@ def score(cfg: Config, progress: bool = True) -> StageReport:
         collect(ds, keys, sc_cfg.output, s3, report, progress, "score", prints,
                 rows=input_rows(sc_cfg.input, keys, s3))
     meta = {"scorers": [s.model_dump() for s in sc_cfg.scorers], "input": sc_cfg.input}
-    pfs.write_bytes(pfs.join(sc_cfg.output, "_scorers.json"), json.dumps(meta).encode(), s3)
+    pfs.write_bytes(pfs.join(sc_cfg.output, SCORERS), json.dumps(meta).encode(), s3)
     return finish(report, s3, t0)

@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from paralib.io import fs as pfs
+from paralib.io.config import input_name
 from paralib.io.fs import S3Options
 from paralib.io.shards import MARKERS, SUMMARY, marker_keys, read_marker
 from paralib.io.stage import (
@@ -119,6 +120,15 @@ def check_overlap(out: str, inputs: dict[str, str], key: str = "output") -> None
             raise OutputOwnedError(
                 f"{key} {out} is also an input ({name} {inp}): a stage never writes into "
                 "its own input; choose another output folder")
+
+
+def bitext_inputs(inputs: list, key: str = "bitext.inputs") -> dict[str, str]:
+    """``{config key: path or glob}`` of bitext inputs (:class:`~paralib.io.config.InputConfig`:
+    their ``src``, ``en`` or ``path``), the ``inputs`` of :func:`claim`: the paths, not their
+    ``limit`` or ``fraction``, so that a smaller rerun into the same output is the same run."""
+    return {f"{key}[{input_name(inp.corpus, inp.src_lang, inp.set)}].{name}": path
+            for inp in inputs for name in ("src", "en", "path")
+            if (path := getattr(inp, name, None))}
 
 
 def check_parents(out: str, key: str = "output", file: bool = False) -> None:

@@ -19,4 +19,4 @@ def paraphrase(cfg: Config, progress: bool = True) -> StageReport:
     pp = cfg.paraphrase
     leg = Leg(pp.model, "ref", ("trans", "rank", "cost"), pp.num_hypotheses)
     return run_translation(cfg, pp, pp.inputs, [leg], OUTPUT_SCHEMA, "paraphrases",
-                           "paraphrase", progress)
+                           "paraphrase", progress, inputs_key="paraphrase.inputs")

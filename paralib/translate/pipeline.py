@@ -18,12 +18,12 @@ import pyarrow as pa
 
 from paralib.config import BacktranslateConfig, Config
 from paralib.console import data_progress_bars
-from paralib.io.bitext import BitextError, plan_shards, read_shards, shard_inputs
+from paralib.io.bitext import BitextError, ShardSpec, plan_shards, read_shards, shard_inputs
 from paralib.io.config import InputConfig
-from paralib.io.fs import check_s3_paths
+from paralib.io.fs import S3Options, check_s3_paths
+from paralib.io.ownership import bitext_inputs, claim
 from paralib.io.stage import (
     StageReport,
-    clear_output,
     collect,
     fingerprint,
     finish,
@@ -85,10 +85,13 @@ def actor_kwargs(bt: BacktranslateConfig, leg: Leg, plan: dict) -> dict:
 
 def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputConfig],
                     legs: list[Leg], schema: pa.Schema, unit: str, desc: str,
-                    progress: bool = True) -> StageReport:
-    """Run ``legs`` over ``inputs`` and write ``schema`` columns to ``opts.output``."""
-    import ray
+                    progress: bool = True, inputs_key: str = "bitext.inputs") -> StageReport:
+    """Run ``legs`` over ``inputs`` and write ``schema`` columns to ``opts.output``.
 
+    ``desc`` is the stage's command (``backtranslate``, ``pivot``, ``paraphrase``) and
+    ``inputs_key`` the config key of ``inputs``. The output folder is claimed first
+    (:func:`paralib.io.ownership.claim`: not an input, not another stage's output, not
+    the output of other inputs without ``overwrite``, one writer at a time)."""
     s3 = cfg.s3.options()
     check_s3_paths(cfg.model_dump(), s3)  # every bucket of the config, before any work
     for leg in legs:
@@ -99,13 +102,24 @@ def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputCo
                           "for round trips)")
     t0 = time.perf_counter()
     shards = plan_shards(inputs, cfg.bitext.shard_rows, s3)
-    if opts.overwrite:
-        clear_output(opts.output, s3)  # its own entries only, never a user's folder
-    report = StageReport(output=opts.output, unit=unit, shards=len(shards), stage=desc)
     options = opts.model_dump(exclude={
         "output", "overwrite", "actors", "min_actors", "num_cpus_per_actor", "intra_threads",
         "inter_threads", "device", "actors_per_gpu", "actor_resources", "rows_per_batch",
         "compute_type", "fuse_io"})
+    made = {**options, "max_chars": cfg.bitext.max_chars,
+            "legs": [leg.__dict__ for leg in legs], "checks": cfg.bitext.checks.model_dump()}
+    with claim(opts.output, desc, bitext_inputs(inputs, inputs_key), made, s3, opts.overwrite,
+               key=f"{desc}.output"):
+        return _run(cfg, opts, shards, legs, options, schema, unit, desc, s3, progress, t0)
+
+
+def _run(cfg: Config, opts: BacktranslateConfig, shards: list[ShardSpec], legs: list[Leg],
+         options: dict, schema: pa.Schema, unit: str, desc: str, s3: S3Options | None,
+         progress: bool, t0: float) -> StageReport:
+    """The stage on an output folder that :func:`run_translation` holds."""
+    import ray
+
+    report = StageReport(output=opts.output, unit=unit, shards=len(shards), stage=desc)
     prints = {s.key: fingerprint(s.to_dict(), options, cfg.bitext.max_chars,
                                  [leg.__dict__ for leg in legs],
                                  cfg.bitext.checks.model_dump()) for s in shards}

@@ -27,4 +27,4 @@ def pivot(cfg: Config, progress: bool = True) -> StageReport:
     legs = [Leg(pv.model, "ref", ("src", "pivot_rank", "pivot_cost"), pv.pivot_hypotheses),
             Leg(pv.model_back, "src", ("trans", "rank", "cost"), pv.num_hypotheses)]
     return run_translation(cfg, pv, pv.inputs, legs, PIVOT_SCHEMA, "round-trip paraphrases",
-                           "pivot", progress)
+                           "pivot", progress, inputs_key="pivot.inputs")
