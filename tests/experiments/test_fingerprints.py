@@ -48,7 +48,8 @@ NOT_IN_KEY = {**{s: ("actors_per_gpu", "inter_threads", "fuse_io")
                  for s in ("backtranslate", "pivot", "paraphrase")},
               "train": ("keep_checkpoints", "decontaminate", "group_negatives"),
               "ray": ("stall_timeout_s", "node_types"), "s3": ("max_attempts",)}
-NEW_DEFAULTS = {"train": {"sparse": False, "lang_temperature": None},
+NEW_DEFAULTS = {"train": {"sparse": False, "lang_temperature": None, "caps": [],
+                          "corpus_temperature": None, "vocab_sample_by": "order"},
                 "bitext": {"corpora": [], "checks": {"untranslated": True,
                                                      "min_script_share": 0.5,
                                                      "min_letters": 4}},
@@ -80,7 +81,10 @@ def listed_key(cfg: Any) -> dict[str, Any]:
         _drop(source, {"sample": None, "langs": None, "exclude_langs": None})
     for section in ("bitext", "pivot", "paraphrase", "mt"):
         for inp in tree.get(section, {}).get("inputs", []):
-            _drop(inp, {"set": None, "fraction": None})
+            _drop(inp, {"set": None, "fraction": None, "line_group": None,
+                        "strip_arabic_marks": False})
+    for corpus in tree.get("bitext", {}).get("corpora", []):
+        _drop(corpus, {"pivot": None, "strip_arabic_marks": True})
     return plan._portable(tree, plan._roots())
 
 
