@@ -86,6 +86,13 @@ def stall_error(what: str, timeout_s: float, where: str = "", why: str = RAY_STU
         "wait forever)")
 
 
+def _close(items: Iterable) -> None:
+    """Close ``items`` if it is a generator (a Ray Data iterator shuts its executor down)."""
+    close = getattr(items, "close", None)
+    if close is not None:
+        close()
+
+
 def watch(items: Iterable[T], timeout_s: float | None, what: str,
           state: Callable[[], str] = lambda: "", why: str = RAY_STUCK) -> Iterator[T]:
     """Yield the items of ``items`` as they come; when none comes for ``timeout_s`` seconds,
@@ -95,28 +102,41 @@ def watch(items: Iterable[T], timeout_s: float | None, what: str,
     ``items`` is consumed in a daemon thread (one item ahead), so that a consumer blocked in
     Ray (a read task that never gets a CPU, a hung actor) cannot block the caller; on a stall
     that thread is left behind, to end with the process. ``timeout_s`` ``None`` passes
-    ``items`` through unchanged."""
+    ``items`` through unchanged. When this generator is closed (its consumer stopped, or
+    raised), ``items`` is closed too, by the thread that iterates it: a Ray Data iterator
+    then shuts its executor down, so that the stage's actors free their CPUs."""
     if timeout_s is None:
-        yield from items
+        try:
+            yield from items
+        finally:
+            _close(items)
         return
     done = object()
     box: queue.Queue = queue.Queue(maxsize=1)
     stop = threading.Event()
 
+    def hand(entry: tuple) -> bool:
+        """Give ``entry`` to the caller; False once the caller has stopped listening (a
+        blocking put would keep this thread, and ``items``' actors, alive for good)."""
+        while not stop.is_set():
+            try:
+                box.put(entry, timeout=0.5)
+                return True
+            except queue.Full:
+                continue
+        return False
+
     def pump() -> None:
         try:
             for item in items:
-                while not stop.is_set():
-                    try:
-                        box.put((item, None), timeout=0.5)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
+                if not hand((item, None)):
                     return
-            box.put((done, None))
+            hand((done, None))
         except BaseException as exc:  # handed to the caller's thread
-            box.put((done, exc))
+            hand((done, exc))
+        finally:
+            if stop.is_set():
+                _close(items)
 
     threading.Thread(target=pump, daemon=True, name=f"paralib-watch-{what}").start()
     try:

@@ -344,35 +344,41 @@ def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageRe
         done = sum(1 for s in state.values() if s["covered"] == s["rows_in"])
         return f"{done} of {len(keys)} shards complete"
 
-    batches = ds.iter_batches(batch_size=None, batch_format="pandas")
-    for batch in watch(batches, stall_timeout(), desc, where):
-        for row in batch.to_dict("records"):
-            s = state.setdefault(row["shard_key"], {"rows_in": row["total"], "covered": 0,
-                                                    "rows_out": 0, "rows_rejected": 0,
-                                                    "hypotheses": 0, "reasons": {}})
-            s["covered"] += row["covered"]
-            if by_rows:
-                bar.update(row["covered"])
-            for k in ("rows_out", "rows_rejected", "hypotheses"):
-                s[k] += row[k]
-            for reason, n in json.loads(row["reasons"]).items():
-                s["reasons"][reason] = s["reasons"].get(reason, 0) + n
-            if s["covered"] == s["rows_in"]:
-                counts = StageManifest(**{k: v for k, v in s.items() if k != "covered"},
-                                       stage=desc)
-                if prints:
-                    made = prints[row["shard_key"]]
-                    counts.fingerprint = str(made)
-                    if getattr(made, "identity", None) is not None:
-                        counts.identity = made.identity
-                if inputs:
-                    counts.input = inputs[row["shard_key"]][0]
-                write_marker(out, row["shard_key"], counts, s3)
-                report.add(counts)
-                if not by_rows:
-                    bar.update(1)
-                bar.set_postfix(shards=f"{len(state)}/{len(keys)}",
-                                rejected=report.rows_rejected, refresh=False)
+    batches = watch(iter(ds.iter_batches(batch_size=None, batch_format="pandas")),
+                    stall_timeout(), desc, where)
+    try:
+        for batch in batches:
+            for row in batch.to_dict("records"):
+                s = state.setdefault(row["shard_key"], {"rows_in": row["total"], "covered": 0,
+                                                        "rows_out": 0, "rows_rejected": 0,
+                                                        "hypotheses": 0, "reasons": {}})
+                s["covered"] += row["covered"]
+                if by_rows:
+                    bar.update(row["covered"])
+                for k in ("rows_out", "rows_rejected", "hypotheses"):
+                    s[k] += row[k]
+                for reason, n in json.loads(row["reasons"]).items():
+                    s["reasons"][reason] = s["reasons"].get(reason, 0) + n
+                if s["covered"] == s["rows_in"]:
+                    counts = StageManifest(**{k: v for k, v in s.items() if k != "covered"},
+                                           stage=desc)
+                    if prints:
+                        made = prints[row["shard_key"]]
+                        counts.fingerprint = str(made)
+                        if getattr(made, "identity", None) is not None:
+                            counts.identity = made.identity
+                    if inputs:
+                        counts.input = inputs[row["shard_key"]][0]
+                    write_marker(out, row["shard_key"], counts, s3)
+                    report.add(counts)
+                    if not by_rows:
+                        bar.update(1)
+                    bar.set_postfix(shards=f"{len(state)}/{len(keys)}",
+                                    rejected=report.rows_rejected, refresh=False)
+    finally:
+        # an error on this side (a stall, a marker S3 would not take) must not leave the
+        # stage's actors holding their CPUs: closing the watch closes Ray Data's iterator
+        batches.close()
     bar.close()
     unfinished = [k for k in keys if read_marker(out, k, s3) is None]
     if unfinished:

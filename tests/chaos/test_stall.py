@@ -217,3 +217,28 @@ def test_tune_trials_that_never_start_fail_the_run(ray_session):
         assert time.monotonic() - t0 < 60
     finally:
         remove_placement_group(busy)
+
+
+def test_a_watch_whose_consumer_left_lets_go_of_its_items():
+    """The consumer stops (an error on its side) while the watched items are still running
+    and then fail: the watching thread ends instead of waiting forever to hand the failure
+    over, so that it lets go of the items (a Ray Data iterator and its actors)."""
+    release, waiting = threading.Event(), threading.Event()
+
+    def items():
+        yield 1
+        yield 2  # one item ahead: the hand-over box is full from here on
+        waiting.set()
+        release.wait(5)
+        raise OSError("a late failure")
+
+    gen = watch(items(), 5, "consumer-left")
+    assert next(gen) == 1
+    assert waiting.wait(5)
+    gen.close()
+    release.set()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(
+            t.name == "paralib-watch-consumer-left" for t in threading.enumerate()):
+        time.sleep(0.05)
+    assert not any(t.name == "paralib-watch-consumer-left" for t in threading.enumerate())

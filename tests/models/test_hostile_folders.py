@@ -97,7 +97,8 @@ def test_tampered_folder_is_one_user_error(case, folder, capsys):
     for word in words:
         assert word in message
     # the command line: one message, exit 2, no "internal error"
-    assert main(["evaluate", "--model", str(folder), "--suite", "sts"]) == 2
+    assert main(["evaluate", "--model", str(folder), "--suite", "sts", "--out",
+                 str(folder.parent / "out")]) == 2
     printed = capsys.readouterr().err
     assert f"paralib: error: {message}" in printed
     assert "internal error" not in printed and "Traceback" not in printed
