@@ -53,6 +53,9 @@ class S3Options:
         # exponential backoff instead of failing the stage
         kwargs["retry_strategy"] = pafs.AwsStandardS3RetryStrategy(
             max_attempts=self.max_attempts)
+        # a store that accepts a connection and never answers ends the request, as the
+        # boto3 client below does, instead of holding a stage's actor for good
+        kwargs.update(connect_timeout=5, request_timeout=60)
         return pafs.S3FileSystem(**kwargs)
 
     def client(self):

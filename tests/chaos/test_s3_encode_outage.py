@@ -4,13 +4,15 @@ and what failed (exit 2), not a traceback labelled a bug; the finished shards ar
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
-from paralib.cli import main
 from paralib.io.fs import S3Options
 
 moto_server = pytest.importorskip("moto.server")
@@ -23,7 +25,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_s3_down_mid_encode_is_one_message(ray_session, tiny_encoder_dir, en_text, capsys):
+def test_s3_down_mid_encode_is_one_message(tiny_encoder_dir, en_text, tmp_path):
+    """The encode runs in its own process (its own embedded Ray): its actor may sit in an S3
+    request until the store's timeouts end it, and must not hold a CPU of the tests' Ray."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
@@ -49,18 +53,23 @@ def test_s3_down_mid_encode_is_one_message(ray_session, tiny_encoder_dir, en_tex
     plug = threading.Thread(target=pull_the_plug, daemon=True)
     plug.start()
     try:
-        code = main(["encode", "--no-progress", "--model", str(tiny_encoder_dir),
-                     "--input", f"s3://{BUCKET}/in/news.txt", "--output", f"s3://{BUCKET}/enc",
-                     "--actors", "1", "--set", "encode.shard_rows=10",
-                     "--set", f"s3.endpoint_url={url}", "--set", "s3.access_key=testing",
-                     "--set", "s3.secret_key=testing", "--set", "s3.max_attempts=2"])
+        proc = subprocess.run(
+            [sys.executable, "-m", "paralib", "encode", "--no-progress",
+             "--model", str(tiny_encoder_dir),
+             "--input", f"s3://{BUCKET}/in/news.txt", "--output", f"s3://{BUCKET}/enc",
+             "--actors", "1", "--set", "encode.shard_rows=10",
+             "--set", f"s3.endpoint_url={url}", "--set", "s3.access_key=testing",
+             "--set", "s3.secret_key=testing", "--set", "s3.max_attempts=2",
+             "--set", "ray.num_cpus=2"],
+            cwd=tmp_path, env={**os.environ, "PARALIB_LOG_DIR": str(tmp_path / "logs")},
+            capture_output=True, text=True, timeout=300)
     finally:
         plug.join(5)
         if "at" not in down:
             server.stop()
-    err = capsys.readouterr().err
+    err = proc.stderr
     assert "at" in down, "the outage never happened"
-    assert code == 2, err
+    assert proc.returncode == 2, err
     assert f"paralib: error: s3://{BUCKET}/enc: S3 at {url} failed while encoding into it, " \
            "after 2 tries: " in err
     assert "Traceback" not in err and "internal error" not in err
