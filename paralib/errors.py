@@ -12,6 +12,7 @@ Each stage's error class derives from one kind and keeps its old built-in base a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -76,9 +77,9 @@ def _wrapped(exc: BaseException) -> list[BaseException | None]:
             exc.__cause__, exc.__context__]
 
 
-def user_error(exc: BaseException, depth: int = 12) -> ParalibError | None:
-    """The :class:`ParalibError` behind ``exc``, if any: itself, or one it wraps
-    (:func:`_wrapped`), searched breadth first."""
+def exception_chain(exc: BaseException, depth: int = 12) -> Iterator[BaseException]:
+    """``exc`` and the exceptions it wraps (:func:`_wrapped`), breadth first, each once, at
+    most ``depth`` of them."""
     seen: set[int] = set()
     todo: list[BaseException | None] = [exc]
     while todo and len(seen) < depth:
@@ -86,8 +87,15 @@ def user_error(exc: BaseException, depth: int = 12) -> ParalibError | None:
         if e is None or id(e) in seen:
             continue
         seen.add(id(e))
+        yield e
+        todo += [w if isinstance(w, BaseException) else None for w in _wrapped(e)]
+
+
+def user_error(exc: BaseException, depth: int = 12) -> ParalibError | None:
+    """The :class:`ParalibError` behind ``exc``, if any: itself, or one it wraps
+    (:func:`exception_chain`)."""
+    for e in exception_chain(exc, depth):
         if isinstance(e, ParalibError):  # a Ray task error can be an instance of its cause's class
             cause = getattr(e, "cause", None)
             return cause if isinstance(cause, ParalibError) else e
-        todo += [w if isinstance(w, BaseException) else None for w in _wrapped(e)]
     return None

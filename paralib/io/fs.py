@@ -20,7 +20,7 @@ from urllib.parse import urlparse
 
 import pyarrow.fs as pafs
 
-from paralib.errors import MissingError, ParalibError
+from paralib.errors import MissingError, ParalibError, exception_chain
 
 
 @dataclass(frozen=True)
@@ -103,13 +103,7 @@ def _s3_cause(exc: BaseException, depth: int = 12) -> str | None:
     also inside the worker traceback a Ray task error carries as text."""
     from botocore.exceptions import BotoCoreError
 
-    seen: set[int] = set()
-    todo: list[BaseException | None] = [exc]
-    while todo and len(seen) < depth:
-        e = todo.pop(0)
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
+    for e in exception_chain(exc, depth):
         if isinstance(e, ParalibError) and not isinstance(e, S3UnavailableError):
             return None  # the user's error says it better
         text = str(e)
@@ -118,7 +112,6 @@ def _s3_cause(exc: BaseException, depth: int = 12) -> str | None:
             return lines[-1].removeprefix("OSError: ")
         if isinstance(e, BotoCoreError):
             return text.strip() or type(e).__name__
-        todo += [getattr(e, "cause", None), e.__cause__, e.__context__]
     return None
 
 
