@@ -13,19 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paralib.export.errors import ExportError
-from paralib.export.static import STATIC_KINDS, describe, not_static, static_table
+from paralib.export.static import check_static, static_table
 from paralib.models.pretrained import SentenceEncoder
-
-
-def check_model2vec(encoder: SentenceEncoder, where: str) -> None:
-    """Raise :class:`ExportError` when model2vec cannot express the model."""
-    reason = not_static(encoder.model.config)
-    if reason is not None:
-        raise ExportError(
-            f"{where}: model2vec cannot express {describe(encoder.model.config)}: {reason}. "
-            f"It averages one table of token vectors, so it takes {STATIC_KINDS}; export "
-            "this model with --to sentence-transformers instead")
 
 
 def write_model2vec(encoder: SentenceEncoder, folder: Path, where: str,
@@ -38,7 +27,7 @@ def write_model2vec(encoder: SentenceEncoder, folder: Path, where: str,
 
     from paralib.models.quantized import quantize_rows
 
-    check_model2vec(encoder, where)
+    check_static(encoder.model.config, where, "model2vec")
     table = static_table(encoder.model)
     config = {"model_type": "model2vec", "architectures": ["StaticModel"],
               "hidden_dim": int(table.vectors.shape[1]), "pooling": "mean"}

@@ -25,25 +25,13 @@ from pathlib import Path
 
 import numpy as np
 
-from paralib.export.errors import ExportError
-from paralib.export.static import STATIC_KINDS, describe, not_static, static_table
+from paralib.export.static import check_static, static_table
 from paralib.models.pretrained import SentenceEncoder
 
 OPSET = 17
 IR_VERSION = 8  # the ONNX IR of opset 17, read by onnxruntime 1.13 and later (and -web)
 INPUTS = ("input_ids", "attention_mask")
 OUTPUT = "sentence_embedding"
-
-
-def check_onnx(encoder: SentenceEncoder, where: str) -> None:
-    """Raise :class:`ExportError` when the ONNX export cannot express the model."""
-    reason = not_static(encoder.model.config)
-    if reason is not None:
-        raise ExportError(
-            f"{where}: --to onnx cannot express {describe(encoder.model.config)}: {reason}. "
-            f"The graph averages one table's rows over the ids of tokenizer.json, so it takes "
-            f"{STATIC_KINDS}; export this model with --to sentence-transformers or paralib "
-            "instead")
 
 
 def graph(vectors: np.ndarray, int8: bool = False, name: str = "paralib"):
@@ -100,7 +88,7 @@ def write_onnx(encoder: SentenceEncoder, folder: Path, where: str, int8: bool = 
     ``folder``; returns the model card's note on how to run it."""
     import onnx
 
-    check_onnx(encoder, where)
+    check_static(encoder.model.config, where, "onnx")
     table = static_table(encoder.model)
     tok = table.tokenizer
     pad = tok.id_to_token(0)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paralib.export.errors import ExportError
+from paralib.export.static import STATIC_TARGETS, check_static
 from paralib.models.folder import CONFIG, FORMAT, MARKER
 
 if TYPE_CHECKING:
@@ -164,14 +165,8 @@ def export(model_path: str | Path, out: str | Path, to: str, name: str | None = 
     check_out(model, out)
     encoder = load(model)
     name = name or model.resolve().name
-    if to == "model2vec":
-        from paralib.export.m2v import check_model2vec
-
-        check_model2vec(encoder, str(model))  # before anything is written
-    if to == "onnx":
-        from paralib.export.onnx import check_onnx
-
-        check_onnx(encoder, str(model))
+    if to in STATIC_TARGETS:
+        check_static(encoder.model.config, str(model), to)  # before anything is written
     check_options(encoder, str(model), to, dims, quantize)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))

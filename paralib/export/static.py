@@ -45,6 +45,28 @@ def not_static(config: ModelConfig) -> str | None:
     return None
 
 
+# what each target does with a static table, and where a model it cannot express can go
+STATIC_TARGETS = {
+    "model2vec": ("model2vec", "It averages one table of token vectors",
+                  "sentence-transformers"),
+    "onnx": ("--to onnx", "The graph averages one table's rows over the ids of tokenizer.json",
+             "sentence-transformers or paralib"),
+}
+
+
+def check_static(config: ModelConfig, where: str, to: str) -> None:
+    """Raise :class:`~paralib.export.errors.ExportError` when the static-table target
+    ``to`` (:data:`STATIC_TARGETS`) cannot express the model, before anything is written."""
+    from paralib.export.errors import ExportError
+
+    reason = not_static(config)
+    if reason is not None:
+        what, how, instead = STATIC_TARGETS[to]
+        raise ExportError(f"{where}: {what} cannot express {describe(config)}: {reason}. "
+                          f"{how}, so it takes {STATIC_KINDS}; export this model with --to "
+                          f"{instead} instead")
+
+
 @dataclass
 class StaticTable:
     """The ``tokenizers`` tokeniser and the float32 table whose row ``i`` is id ``i``'s

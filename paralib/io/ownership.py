@@ -309,6 +309,42 @@ def claim(out: str, stage: str, inputs: dict[str, str], options: dict | None = N
     products = set(own) - set(marks)
     if not overwrite:
         _refuse_other_inputs(out, key, paths, before, _made(out, s3, products))
+    fresh = _missing(out, s3)
+    try:
+        yield from _held(out, stage, key, paths, options, s3, overwrite, own, products)
+    except BaseException:
+        if fresh:  # a run that failed before any work leaves no folder behind
+            _remove_if_unused(out, s3)
+        raise
+
+
+def _missing(out: str, s3: S3Options | None) -> bool:
+    """Whether nothing (no file, no folder) is at ``out``."""
+    import pyarrow.fs as pafs
+
+    fs, inner = pfs.resolve(out, s3)
+    return fs.get_file_info(inner).type == pafs.FileType.NotFound
+
+
+def _remove_if_unused(out: str, s3: S3Options | None) -> None:
+    """Delete ``out`` when it holds nothing but the marker and the lock that :func:`claim`
+    wrote (a stage that failed before writing anything)."""
+    import pyarrow.fs as pafs
+
+    fs, inner = pfs.resolve(out, s3)
+    names = {i.base_name for i in fs.get_file_info(pafs.FileSelector(inner,
+                                                                       allow_not_found=True))}
+    if names <= {OWNER, LOCK}:
+        for name in names:
+            fs.delete_file(pfs.join(inner, name))
+        if fs.get_file_info(inner).type == pafs.FileType.Directory:
+            fs.delete_dir(inner)
+
+
+def _held(out: str, stage: str, key: str, paths: list[str], options: dict | None,
+          s3: S3Options | None, overwrite: bool, own: tuple[str, ...],
+          products: set[str]) -> Iterator[Owner]:
+    """The part of :func:`claim` under the output's lock."""
     with OutputLock(out, stage):
         owner = read_owner(out, s3)  # again, now that no one else writes
         _refuse_other_stage(out, key, stage, owner)

@@ -143,3 +143,16 @@ def test_a_second_writer_is_refused_naming_the_holder_and_a_dead_one_never_block
         assert json.loads((out / LOCK).read_text())["pid"] != holder.pid
     with OutputLock(str(out)), pytest.raises(OutputBusyError):
         OutputLock(str(out)).acquire()  # one writer, even within one process
+
+
+def test_a_run_that_fails_before_any_work_leaves_no_folder(tmp_path):
+    out = tmp_path / "out"
+    with pytest.raises(RuntimeError, match="Ray is not there"), \
+            claim(str(out), "encode", {"encode.input": str(tmp_path / "in.txt")}):
+        raise RuntimeError("Ray is not there")
+    assert not out.exists()
+    kept = tmp_path / "kept"
+    kept.mkdir()  # a folder that was there before the run stays
+    with pytest.raises(RuntimeError), claim(str(kept), "encode", {"encode.input": "x"}):
+        raise RuntimeError("fails")
+    assert kept.is_dir()
