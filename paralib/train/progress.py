@@ -148,8 +148,11 @@ class TrainBar:
         self.aborted.set()
         try:
             handles = ray.get(self.tally.stop.remote(), timeout=10)
-            if handles:  # answered between two attempts to start the workers (≤ 60 s)
-                ray.get(handles[0].abort.remote(), timeout=90)
+            if handles:
+                # a controller waiting for its workers' resources takes the abort once the
+                # wait ends; the driver does not wait for that (it is queued, and the
+                # controller stops its workers and exits when it gets to it)
+                ray.get(handles[0].abort.remote(), timeout=10)
         except (ray.exceptions.RayError, TimeoutError):  # it exits while answering
             pass
 
