@@ -29,6 +29,7 @@ RAY_LINE = re.compile(r"\((pid|raylet|TrainController|RayTrainWorker|SplitCoordi
                       r"core_worker|\x1b\[|Running Dataset|execution finished in")
 
 
+@pytest.mark.slow
 def test_quickstart_on_a_slice(tiny_mt, m30k, tmp_path, run_logs):
     """The whole main job, every stage, on 300 sentences with the tiny model, as a user runs
     it (its own process, its own embedded Ray): quiet by default, no Ray log line on the

@@ -40,6 +40,7 @@ def test_anneal_reaches_the_largest_megabatch_after_15_percent(load_script):
     assert curve.anneal_for(50) == 1
 
 
+@pytest.mark.slow
 def test_smoke_run_writes_runs_and_fits(tmp_path, val_pairs):
     out = tmp_path / "curve.json"
     cmd = [sys.executable, *SCRIPT, "--smoke", "--langs", "de", "--data",

@@ -40,6 +40,7 @@ def test_dev_row_reads_training_json_through_its_contract(tmp_path, load_script)
         dev.dev_row("m", tmp_path, report)
 
 
+@pytest.mark.slow
 def test_chooses_on_xnli_dev_and_writes_json(tmp_path, capsys, load_script):
     dev = load_script("crosslingual_dev")
     multi, en = PROJECT_ROOT / "models" / "paralib-multi", PROJECT_ROOT / "models" / "paralib-en"

@@ -61,6 +61,7 @@ def test_rebuild_reads_the_saved_report_through_its_contract(tmp_path, load_scri
         quality.main(["--rebuild", "--out", str(tmp_path)])
 
 
+@pytest.mark.slow
 def test_tiny_quality_benchmark(tmp_path, val_pairs):
     shipped = PROJECT_ROOT / "models" / "paralib-en"
     cmd = [sys.executable, "-m", "benchmarks", "quality", "--tiny",

@@ -45,6 +45,7 @@ def side(ray_session, tiny_encoder_dir, en_text, tmp_path_factory) -> dict:
             **{k: str(root / f"{k}.txt") for k in ("a", "b", "c")}}
 
 
+@pytest.mark.slow
 def test_mine_into_its_own_input_is_refused(side, tmp_path, capsys):
     before = read_vectors(side["B"]).ids
     assert main(["mine", side["A"], side["B"], "--output", side["B"], "--no-progress"]) == 2
@@ -54,6 +55,7 @@ def test_mine_into_its_own_input_is_refused(side, tmp_path, capsys):
     assert read_vectors(side["B"]).ids == before and len(before) == 40
 
 
+@pytest.mark.slow
 def test_one_stage_never_clears_another_stages_output(side, tiny_encoder_dir, tmp_path,
                                                       capsys):
     mined = tmp_path / "mined"
@@ -77,6 +79,7 @@ def test_one_stage_never_clears_another_stages_output(side, tiny_encoder_dir, tm
     assert len(read_vectors(str(vectors)).ids) == 20
 
 
+@pytest.mark.slow
 def test_a_run_with_other_inputs_needs_overwrite(side, tiny_encoder_dir, tmp_path, capsys):
     out = tmp_path / "enc"
     assert main(_enc(tiny_encoder_dir, side["a"], out)) == 0
@@ -93,6 +96,7 @@ def test_a_run_with_other_inputs_needs_overwrite(side, tiny_encoder_dir, tmp_pat
     assert (out / "data" / "README.txt").read_text() == "the user's notes"  # not listed
 
 
+@pytest.mark.slow
 def test_a_second_concurrent_writer_is_refused(side, tiny_encoder_dir, tmp_path, capsys):
     out = tmp_path / "enc"
     holder = subprocess.Popen([sys.executable, "-c", HOLD, str(out)], stdout=subprocess.PIPE,
@@ -126,6 +130,7 @@ def test_an_output_below_a_file_is_refused_before_ray(side, tiny_encoder_dir, tm
     assert "Traceback" not in err and notes.read_text() == "mine"
 
 
+@pytest.mark.slow
 def test_file_names_with_glob_characters_are_read_as_files(side, tiny_encoder_dir, en_text,
                                                            tmp_path, capsys):
     odd = tmp_path / "data[1].txt"
@@ -141,6 +146,7 @@ def test_file_names_with_glob_characters_are_read_as_files(side, tiny_encoder_di
     assert "bitext.inputs" not in err
 
 
+@pytest.mark.slow
 def test_vectors_of_two_models_are_not_mined(side, tiny_encoder_dir, en_text, tmp_path,
                                              capsys):
     from paralib.models import random_encoder, save_model

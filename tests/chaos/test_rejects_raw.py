@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from paralib.config import InputConfig, load_config
 from paralib.decontaminate.stage import decontaminate
 from paralib.io.bitext import plan_shards, read_shard
@@ -49,6 +51,7 @@ def test_undecodable_lines_keep_their_bytes(tmp_path):
         assert unescape_bytes(rec["raw"]) == want, rec
 
 
+@pytest.mark.slow
 def test_stage_rejects_are_complete_records(ray_session, m30k, tmp_path):
     """Through a whole stage: undecodable lines keep their bytes in ``rejects/``, and a
     duplicate pair moved to the rejects names its own source line."""
@@ -72,6 +75,7 @@ def test_stage_rejects_are_complete_records(ray_session, m30k, tmp_path):
     assert sum(summary["reasons"].values()) == len(rejects)
 
 
+@pytest.mark.slow
 def test_summaries_count_rejects_by_kind_and_each_keeps_its_detail(ray_session, tmp_path):
     """Undecodable bytes at three byte offsets and three lines too long by different lengths,
     across two shards: ``_summary.json`` and the shards' markers count two kinds of reject,

@@ -3,10 +3,13 @@ message (exit 2, no traceback) that says how to start fresh, and leaves the outp
 
 from __future__ import annotations
 
+import pytest
+
 from paralib.cli import main
 from paralib.io.shards import read_output
 
 
+@pytest.mark.slow
 def test_rerun_with_other_options_is_one_message(tiny_mt, m30k, tmp_path, capsys):
     out = tmp_path / "bt"
     args = ["backtranslate", "--no-progress", "--set", f"backtranslate.model={tiny_mt}/ct2-int8",

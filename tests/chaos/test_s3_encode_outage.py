@@ -25,6 +25,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_s3_down_mid_encode_is_one_message(tiny_encoder_dir, en_text, tmp_path):
     """The encode runs in its own process (its own embedded Ray): its actor may sit in an S3
     request until the store's timeouts end it, and must not hold a CPU of the tests' Ray."""

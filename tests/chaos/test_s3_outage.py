@@ -84,6 +84,7 @@ def test_missing_buckets_are_named_before_any_work(server, m30k, tmp_path, capsy
         check_s3_paths({"score": {"input": "s3://paralib-there/bt"}}, dead)
 
 
+@pytest.mark.slow
 def test_a_short_outage_mid_run_is_retried_exactly_once(ray_session, server, m30k):
     s3 = S3Options(server.url, access_key="testing", secret_key="testing")
     client = s3.client()

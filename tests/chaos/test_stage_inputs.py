@@ -59,6 +59,7 @@ def test_content_print_sees_a_same_size_same_mtime_change(tmp_path):
     assert content_print(str(big), full_below=1 << 20) != first
 
 
+@pytest.mark.slow
 def test_a_replaced_input_is_noticed(ray_session, pair, tmp_path, capsys):
     out = tmp_path / "dc"
     decontaminate(_cfg(pair, out), progress=False)
@@ -81,6 +82,7 @@ def test_a_replaced_input_is_noticed(ray_session, pair, tmp_path, capsys):
     assert "its input changed" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_a_smaller_rerun_leaves_no_stale_shards(ray_session, pair, tmp_path):
     out = tmp_path / "dc"
     decontaminate(_cfg(pair, out), progress=False)
@@ -101,6 +103,7 @@ def test_a_smaller_rerun_leaves_no_stale_shards(ray_session, pair, tmp_path):
     assert (out / "data" / "README.txt").read_text() == "mine too"
 
 
+@pytest.mark.slow
 def test_every_reader_refuses_an_unfinished_output(ray_session, pair, tmp_path, capsys):
     out = tmp_path / "dc"
     decontaminate(_cfg(pair, out), progress=False)

@@ -49,6 +49,7 @@ def test_watch_passes_items_through_and_fails_on_a_stall():
     assert list(watch(iter(range(3)), None, "score")) == [0, 1, 2]
 
 
+@pytest.mark.slow
 def test_ray_results_come_as_tasks_finish_and_fail_on_a_stall(ray_session):
     """The wait of decontamination's repeat removal: results of finished tasks, and a task
     that no node can run (3 CPUs on a 2-CPU session) is a stall, not a wait forever."""
@@ -68,6 +69,7 @@ def test_ray_results_come_as_tasks_finish_and_fail_on_a_stall(ray_session):
     ray_session.cancel(refs[2], force=True)
 
 
+@pytest.mark.slow
 def test_a_stage_stuck_on_resources_fails_with_a_message(m30k, tmp_path):
     """Two CPUs, and the matching actor takes both: its read tasks never get a CPU, and
     Ray Data waits forever (STACK-NOTES). With a stall timeout the stage fails instead."""
@@ -151,6 +153,7 @@ def test_captions_writing_to_a_store_that_hangs_fails(tmp_path):
         server.close()
 
 
+@pytest.mark.slow
 def test_training_whose_workers_never_start_fails_and_is_aborted(ray_session, tmp_path,
                                                                    monkeypatch):
     """Another job holds one of the two CPUs and the worker asks for both: Ray Train retries
@@ -194,6 +197,7 @@ def test_training_whose_workers_never_start_fails_and_is_aborted(ray_session, tm
     assert not (tmp_path / "model").exists()
 
 
+@pytest.mark.slow
 def test_tune_trials_that_never_start_fail_the_run(ray_session):
     """Another job holds both CPUs: Tune waits forever for a trial's CPU. The stall watch
     raises out of ``Tuner.fit()``; Tune stops the trial, nothing is left waiting."""

@@ -45,6 +45,7 @@ def test_split_sizes_follow_the_paper_and_shrink_proportionally():
     assert split_sizes(29_000, 0.25) == (5_800, 725, 725)
 
 
+@pytest.mark.slow
 def test_classifier_beats_chance_on_back_translations(backtranslated, tmp_path):
     m = _train(backtranslated, tmp_path / "clf", negatives=("random",),
                l2_grid=(1e-5, 0.0), encoders=("lstm", "avg"))

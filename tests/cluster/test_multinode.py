@@ -23,7 +23,7 @@ from multinode_jobs import (
 from paralib.cluster.local import LocalCluster, NodeSpec
 from paralib.cluster.validate import check_address
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.cluster]
 
 
 def test_cluster_has_three_nodes_with_their_resources(multinode):

@@ -9,6 +9,7 @@ nodes) are in test_multinode.py and test_multinode_train.py, marked ``slow``.
 
 from __future__ import annotations
 
+import pytest
 from multinode_jobs import (
     TRANSLATE,
     check_output,
@@ -22,6 +23,7 @@ from paralib.cluster.local import LocalCluster, NodeSpec
 ROWS = 40
 
 
+@pytest.mark.slow
 def test_backtranslation_actors_land_on_the_translate_node(m30k, tmp_path):
     with LocalCluster(head=NodeSpec(num_cpus=1),
                       workers=[NodeSpec(num_cpus=1, resources={TRANSLATE: 1})]) as cluster:

@@ -12,7 +12,7 @@ import yaml
 import paralib
 from paralib.paths import PROJECT_ROOT, data_root
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.cluster]
 
 
 def test_training_workers_run_on_several_nodes(multinode, tmp_path):

@@ -88,6 +88,7 @@ def test_cost_scorer_names_the_missing_cost(tmp_path):
     assert get_scorer("cost").invalid(df).tolist() == ["cost is NaN"] * 8
 
 
+@pytest.mark.slow
 def test_captions_config_scores_and_selects(ray_session, tmp_path):
     pairs, scored, chosen = (str(tmp_path / d) for d in ("pairs", "score", "select"))
     write_caption_pairs(pairs, "train", limit=30, shard_rows=15)

@@ -42,6 +42,7 @@ def planted(tmp_path, data_dir):
         "train": {"sources": [{"kind": "corpus", "path": str(tmp_path / "out")}]}})
 
 
+@pytest.mark.slow
 def test_stage_accounts_for_every_row_and_names_the_eval_set(planted, ray_session):
     report = decontaminate(planted, progress=False)
     assert report.rows_in == 12 and report.balanced()

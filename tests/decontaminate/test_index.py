@@ -70,6 +70,7 @@ def planted(data_dir, reference) -> dict[str, str]:
     return {name: pick_long(reference, sents, name) for name, sents in sources(data_dir).items()}
 
 
+@pytest.mark.slow
 def test_planted_eval_sentences_are_caught_with_their_set(eval_index, planted):
     clean = "Two dogs play in the snow near a red barn at dusk."
     a, b, want = [], [], []
@@ -127,6 +128,7 @@ def test_near_misses_are_kept(eval_index, reference, planted, data_dir):
     assert eval_index.match_pairs(misses, misses[::-1]) == [None] * len(misses)
 
 
+@pytest.mark.slow
 def test_ordinary_training_sentences_are_kept(eval_index, reference, data_dir):
     with gzip.open(data_dir / M30K / "train.en.gz", "rt", encoding="utf-8") as f:
         train = [next(f).rstrip("\n") for _ in range(200)]

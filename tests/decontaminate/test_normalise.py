@@ -66,6 +66,7 @@ def test_tokens_are_folded_letter_mark_digit_runs():
     assert tokens("...") == []
 
 
+@pytest.mark.slow
 def test_bulk_forms_agree_with_per_text_forms_on_eval_sentences(data_dir):
     # every other sentence with a non-ASCII character (all scripts of Tatoeba, BUCC, STS
     # 2017 ...) and every tenth of the others

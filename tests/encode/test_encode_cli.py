@@ -38,6 +38,7 @@ def test_npy_output_is_the_single_file_encoder(tiny_encoder_dir, tmp_path, capsy
             _run(["--model", str(tiny_encoder_dir), "--output", str(out), *bad])
 
 
+@pytest.mark.slow
 def test_output_folder_runs_the_job_in_float16(ray_session, tiny_encoder_dir, en_text,
                                                tmp_path, capsys):
     for name, lines in (("one", en_text[:12]), ("two", en_text[12:19])):

@@ -56,6 +56,7 @@ def _config(model, pattern, out, *extra):
                               f"encode.max_chars={MAX_CHARS}", *extra])
 
 
+@pytest.mark.slow
 def test_every_line_once_vectors_match_and_resume(ray_session, tiny_encoder_dir, en_text,
                                                   tmp_path):
     files = _write_inputs(tmp_path / "in", en_text)
@@ -114,6 +115,7 @@ def test_every_line_once_vectors_match_and_resume(ray_session, tiny_encoder_dir,
                        "encode.actors=4"), progress=False)
 
 
+@pytest.mark.slow
 def test_s3_input_and_output(ray_session, tiny_encoder_dir, en_text, s3_endpoint, s3_options):
     client = s3_options.client()
     client.create_bucket(Bucket="paralib-encode")

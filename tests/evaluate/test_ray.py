@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from paralib.evaluate.common import Settings
 from paralib.evaluate.encode import encode_texts
@@ -24,6 +25,7 @@ def _folder_model(tmp_path, texts):
     return model
 
 
+@pytest.mark.slow
 def test_ray_encoding_matches_in_process(ray_session, tmp_path, data_dir, glove):
     _, en, _ = read_tatoeba(data_dir, "de")
     texts = en[:400]

@@ -20,6 +20,7 @@ def every_need_met(monkeypatch):
     monkeypatch.setattr(plan, "unmet_all", lambda needs: [])
 
 
+@pytest.mark.slow
 def test_kept_records_keep_their_fingerprints(every_need_met):
     files = sorted(RECORDS.rglob("*.json"))
     checked, wrong = set(), []
@@ -88,6 +89,7 @@ def listed_key(cfg: Any) -> dict[str, Any]:
     return plan._portable(tree, plan._roots())
 
 
+@pytest.mark.slow
 def test_declarations_make_the_keys_the_lists_made(every_need_met, monkeypatch):
     declared = plan.config_for_key
     seen: list[Any] = []

@@ -26,6 +26,7 @@ def mega(tmp_path_factory):
     return out, run_experiment("mega-batching", size="smoke", out=out, echo=lambda _: None)
 
 
+@pytest.mark.slow
 def test_mega_batching_smoke_end_to_end(mega):
     out, result = mega
     assert result.failed == [] and len(result.records) == 9
@@ -79,6 +80,7 @@ def _scored_pairs(folder) -> None:
     (folder / "_summary.json").write_text(json.dumps({"stage": "score", "rows_out": len(df)}))
 
 
+@pytest.mark.slow
 def test_bitext_vs_backtranslation_smoke(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # relative inputs (output/quickstart/score) resolve here
     out = tmp_path / "exp"

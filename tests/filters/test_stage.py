@@ -42,6 +42,7 @@ def config(candidates, tmp_path, scorers="[{type: length}, {type: cost}, {type: 
                               f"score.scorers={scorers}"])
 
 
+@pytest.mark.slow
 def test_scores_and_rejects(ray_session, candidates, tmp_path):
     report = score(config(candidates, tmp_path), progress=False)
     assert (report.rows_in, report.rows_out, report.rows_rejected) == (120, 118, 2)

@@ -108,6 +108,7 @@ def test_scorers_load_their_models_from_s3(stages, s3_options, m30k, tmp_path):
         missing.setup()
 
 
+@pytest.mark.slow
 def test_score_stage_actors_read_models_from_s3(ray_session, stages, s3_options, s3_endpoint,
                                                 m30k):
     inp = _stage_output(_candidates(m30k, 40, first=4000), f"{B}/to-score", s3_options)

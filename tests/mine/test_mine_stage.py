@@ -51,6 +51,7 @@ def _cfg(corpus, out, *extra):
                               *extra])
 
 
+@pytest.mark.slow
 def test_planted_pairs_are_mined_from_text(ray_session, tiny_encoder_dir, corpus, tmp_path):
     out = tmp_path / "mined"
     cfg = _cfg(corpus, out, f"encode.model={tiny_encoder_dir}", "mine.threshold=1.1",

@@ -43,6 +43,7 @@ def test_a_paralib_folder_an_old_one_and_an_empty_one_are_replaced(tmp_path):
         assert (target / "weights").read_text() == target.name and not new.exists()
 
 
+@pytest.mark.slow
 def test_paralib_train_refuses_before_any_work(tmp_path):
     """``paralib train`` into a user's folder: one error line naming it, exit 2, the folder
     as it was (checked before the sources are read)."""

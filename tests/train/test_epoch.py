@@ -53,6 +53,7 @@ def _lstm_after_one_pass(captions, negatives: str) -> tuple[ParaphraseModel, lis
     return model, losses
 
 
+@pytest.mark.slow
 def test_hardest_negatives_collapse_an_lstm_on_captions_and_random_ones_do_not(captions, dev):
     model, losses = _lstm_after_one_pass(captions, "max")
     scores = dev_scores(model, dev)

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import logging
 
+import pytest
+
 from paralib.config import Config
 from paralib.train.run import train_local
 
 
+@pytest.mark.slow
 def test_a_collapsing_lstm_is_warned_about_and_reported(tmp_path, caplog):
     cfg = Config.model_validate({"train": {
         "name": "lstm-captions", "sources": [{"kind": "captions"}], "max_pairs": 3000,

@@ -18,6 +18,7 @@ def _cfg(**source) -> Config:
     return Config.model_validate({"train": {"sources": [{"kind": "ppdb", **source}]}})
 
 
+@pytest.mark.slow
 def test_the_real_file_is_read_whole():
     data, rejects = load_sources(_cfg())
     assert len(data) + len(rejects) == LINES

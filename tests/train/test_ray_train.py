@@ -25,6 +25,7 @@ def _cfg(tmp_path, epochs: int) -> Config:
             "name": "ddp"}})
 
 
+@pytest.mark.slow
 def test_two_workers_checkpoint_and_resume(ray_session, tmp_path):
     first = train(_cfg(tmp_path, 1), progress=False)
     assert [h["epoch"] for h in first.history] == [1]

@@ -16,6 +16,7 @@ def _cfg(sources, **train) -> Config:
     return Config.model_validate({"train": {"sources": sources, **train}})
 
 
+@pytest.mark.slow
 def test_captions_pair_captions_of_one_image(data_dir):
     import gzip
 

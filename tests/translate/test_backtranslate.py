@@ -35,6 +35,7 @@ def m30k_input(m30k, limit):
 
 
 @pytest.mark.parametrize("fuse_io", [True, False], ids=["shard-actors", "read-translate-write"])
+@pytest.mark.slow
 def test_end_to_end_local(ray_session, tiny_mt, m30k, tmp_path, fuse_io):
     # a second input with bad lines: every row must end up in the output or in rejects;
     # the same whether actors read and write their shards or tasks do it around them
@@ -78,6 +79,7 @@ def test_end_to_end_local(ray_session, tiny_mt, m30k, tmp_path, fuse_io):
         backtranslate(other, progress=False)
 
 
+@pytest.mark.slow
 def test_resume_redoes_only_incomplete_shards(ray_session, tiny_mt, m30k, tmp_path):
     out = tmp_path / "out"
     cfg = make_config(tiny_mt, out, m30k_input(m30k, 300), num_hypotheses=1)
@@ -96,6 +98,7 @@ def test_resume_redoes_only_incomplete_shards(ray_session, tiny_mt, m30k, tmp_pa
     assert after[["id", "trans"]].equals(before[["id", "trans"]])
 
 
+@pytest.mark.slow
 def test_resume_after_a_real_kill(tiny_mt, m30k, tmp_path):
     """Kill a running `paralib backtranslate` process, rerun it: every row exactly once."""
     out = tmp_path / "out"
@@ -168,6 +171,7 @@ def test_actor_plan_keeps_a_set_rows_per_batch():
                       shard_rows=700)["rows_per_batch"] == 64
 
 
+@pytest.mark.slow
 def test_one_model_per_language(ray_session, tiny_mt, m30k, tmp_path):
     """``backtranslate.models`` picks each row's model by its language: the same German
     model named per language gives the same k-best lists as ``model``; a language without a

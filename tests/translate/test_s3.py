@@ -24,6 +24,7 @@ def bucket(s3_endpoint, m30k):
     return client
 
 
+@pytest.mark.slow
 def test_backtranslate_s3_to_s3(ray_session, tiny_mt, s3_endpoint, bucket):
     s3 = [f"s3.endpoint_url={s3_endpoint}", "s3.access_key=testing", "s3.secret_key=testing"]
     cfg = load_config(None, s3 + [
@@ -54,6 +55,7 @@ def test_s3_glob_and_missing(s3_endpoint, bucket):
         expand_glob("s3://paralib-test/nothing/*.gz", opts)
 
 
+@pytest.mark.slow
 def test_train_checkpoints_to_s3(ray_session, s3_endpoint, bucket, tmp_path):
     """Ray Train's run storage (checkpoints) on an S3 endpoint: ``train.storage_path: s3://``."""
     from paralib.train.run import train

@@ -42,6 +42,7 @@ def test2016(data_dir):
             read_text(str(base / "test_2016_flickr.de.gz"))[:48])
 
 
+@pytest.mark.slow
 def test_round_trip_with_the_shipped_models(ray_session, test2016, tmp_path):
     en, de = test2016
     cfg = load_config(None, [

@@ -183,6 +183,7 @@ def test_language_temperature_moves_shares_towards_uniform():
     assert de.is_unique  # a large one is sampled down, without repeats
 
 
+@pytest.mark.slow
 def test_a_search_over_data_mixes_without_selection(ray_session, corpus, tmp_path):
     from paralib.tune.runner import TuneOptions, run_tune
 

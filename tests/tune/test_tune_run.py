@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from paralib.contracts import VERSION, TuneSummary
 from paralib.tune.reaper import PlacementGroupReaper
 from paralib.tune.runner import TuneOptions, run_tune
 
 
+@pytest.mark.slow
 def test_tiny_tuning_run(ray_session, space, space_config, scored_captions, tmp_path):
     storage = tmp_path / "tune"
     summary = run_tune(space, space_config(space, scored_captions),

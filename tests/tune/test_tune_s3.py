@@ -37,6 +37,7 @@ def _keys(client, prefix: str) -> list[str]:
         token = page["NextContinuationToken"]
 
 
+@pytest.mark.slow
 def test_tuning_results_and_report_go_to_s3(ray_session, space, space_config, scored_captions,
                                             s3_endpoint, s3_client):
     cfg = space_config(space, scored_captions, s3={
