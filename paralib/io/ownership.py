@@ -167,6 +167,8 @@ def read_owner(out: str, s3: S3Options | None = None) -> Owner | None:
     if pfs.exists(path, s3):
         try:
             data = json.loads(pfs.read_bytes(path, s3))
+            if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):
+                raise ValueError("expected an object with a list of entries")
             return Owner(**{k: v for k, v in data.items() if k in Owner.__dataclass_fields__})
         except (ValueError, TypeError) as exc:
             raise OutputOwnedError(f"{path}: not a paralib output marker ({exc}); expected "
@@ -309,13 +311,8 @@ def claim(out: str, stage: str, inputs: dict[str, str], options: dict | None = N
     products = set(own) - set(marks)
     if not overwrite:
         _refuse_other_inputs(out, key, paths, before, _made(out, s3, products))
-    fresh = _missing(out, s3)
-    try:
-        yield from _held(out, stage, key, paths, options, s3, overwrite, own, products)
-    except BaseException:
-        if fresh:  # a run that failed before any work leaves no folder behind
-            _remove_if_unused(out, s3)
-        raise
+    yield from _held(out, stage, key, paths, options, s3, overwrite, own, products,
+                     fresh=_missing(out, s3))
 
 
 def _missing(out: str, s3: S3Options | None) -> bool:
@@ -326,35 +323,38 @@ def _missing(out: str, s3: S3Options | None) -> bool:
     return fs.get_file_info(inner).type == pafs.FileType.NotFound
 
 
-def _remove_if_unused(out: str, s3: S3Options | None) -> None:
-    """Delete ``out`` when it holds nothing but the marker and the lock that :func:`claim`
-    wrote (a stage that failed before writing anything)."""
+def _drop_own_marker(out: str, s3: S3Options | None) -> None:
+    """Delete the marker :func:`claim` wrote when ``out`` holds nothing else but the lock (a
+    run that failed before any work; called under the lock, so no other run is writing)."""
     import pyarrow.fs as pafs
 
     fs, inner = pfs.resolve(out, s3)
     names = {i.base_name for i in fs.get_file_info(pafs.FileSelector(inner,
                                                                        allow_not_found=True))}
-    if names <= {OWNER, LOCK}:
-        for name in names:
-            fs.delete_file(pfs.join(inner, name))
-        if fs.get_file_info(inner).type == pafs.FileType.Directory:
-            fs.delete_dir(inner)
+    if OWNER in names and names <= {OWNER, LOCK}:
+        fs.delete_file(pfs.join(inner, OWNER))
 
 
 def _held(out: str, stage: str, key: str, paths: list[str], options: dict | None,
           s3: S3Options | None, overwrite: bool, own: tuple[str, ...],
-          products: set[str]) -> Iterator[Owner]:
-    """The part of :func:`claim` under the output's lock."""
+          products: set[str], fresh: bool) -> Iterator[Owner]:
+    """The part of :func:`claim` under the output's lock; a run on a ``fresh`` (new) output
+    that fails before writing anything takes its marker back."""
     with OutputLock(out, stage):
         owner = read_owner(out, s3)  # again, now that no one else writes
         _refuse_other_stage(out, key, stage, owner)
-        if overwrite:
+        if overwrite:  # only the stage's own entries, whatever a marker lists
             listed = owner.entries if owner is not None and not owner.legacy else own
-            delete_entries(out, [n for n in listed if n not in (OWNER, LOCK)], s3)
+            delete_entries(out, [n for n in listed if n in own], s3)
         else:
             _refuse_other_inputs(out, key, paths, owner, _made(out, s3, products))
         made = Owner(stage=stage, inputs=paths, options=options or {}, entries=list(own),
                      pid=os.getpid(), host=socket.gethostname(),
                      written=time.strftime("%Y-%m-%d %H:%M:%S"))
         pfs.write_bytes(pfs.join(out, OWNER), made.dump(), s3)
-        yield made
+        try:
+            yield made
+        except BaseException:
+            if fresh:
+                _drop_own_marker(out, s3)
+            raise

@@ -145,14 +145,41 @@ def test_a_second_writer_is_refused_naming_the_holder_and_a_dead_one_never_block
         OutputLock(str(out)).acquire()  # one writer, even within one process
 
 
-def test_a_run_that_fails_before_any_work_leaves_no_folder(tmp_path):
+def test_a_run_that_fails_before_any_work_leaves_no_marker(tmp_path):
     out = tmp_path / "out"
     with pytest.raises(RuntimeError, match="Ray is not there"), \
             claim(str(out), "encode", {"encode.input": str(tmp_path / "in.txt")}):
         raise RuntimeError("Ray is not there")
-    assert not out.exists()
+    assert {p.name for p in out.iterdir()} <= {".paralib-lock"}  # no marker, no data
     kept = tmp_path / "kept"
-    kept.mkdir()  # a folder that was there before the run stays
+    kept.mkdir()
+    (kept / "data").mkdir()
     with pytest.raises(RuntimeError), claim(str(kept), "encode", {"encode.input": "x"}):
         raise RuntimeError("fails")
-    assert kept.is_dir()
+    assert (kept / ".paralib-output.json").is_file()  # not a new output: its marker stays
+
+
+def test_a_refused_second_writer_leaves_the_first_writers_output_alone(tmp_path):
+    out = tmp_path / "out"
+    with claim(str(out), "encode", {"encode.input": "a.txt"}):
+        with pytest.raises(OutputBusyError), claim(str(out), "encode",
+                                                   {"encode.input": "a.txt"}):
+            pass
+        assert (out / ".paralib-output.json").is_file()
+        (out / "data").mkdir()
+
+
+def test_overwrite_deletes_only_the_stages_own_entries_whatever_the_marker_lists(tmp_path):
+    out, victim = tmp_path / "out", tmp_path / "victim.txt"
+    victim.write_text("the user's")
+    with claim(str(out), "encode", {"encode.input": "a.txt"}):
+        (out / "data").mkdir()
+    marker = json.loads((out / ".paralib-output.json").read_text())
+    marker["entries"] = ["../victim.txt", "data"]
+    (out / ".paralib-output.json").write_text(json.dumps(marker))
+    with claim(str(out), "encode", {"encode.input": "a.txt"}, overwrite=True):
+        pass
+    assert victim.read_text() == "the user's"
+    (out / ".paralib-output.json").write_text("[1]")
+    with pytest.raises(OutputOwnedError, match="not a paralib output marker"):
+        read_owner(str(out))
