@@ -23,6 +23,7 @@ from paralib.export.measure import Measured, card_section
 from paralib.export.static import describe, not_static
 from paralib.models.pretrained import SentenceEncoder
 from paralib.paths import PROJECT_ROOT
+from paralib.schema import load_yaml
 
 QUALITY = PROJECT_ROOT / "benchmarks" / "results" / "quality.json"
 # quality.json column -> (dataset name, dataset type, split)
@@ -48,7 +49,10 @@ def front_matter(card: Path) -> dict[str, Any]:
     if not text.startswith("---\n"):
         return {}
     head, sep, _ = text[4:].partition("\n---")
-    meta = yaml.safe_load(head) if sep else None
+    try:  # the card of a folder paralib did not necessarily write: bounded, and never a bug
+        meta = load_yaml(head) if sep else None
+    except yaml.YAMLError:  # YAMLTooLarge too
+        return {}
     return meta if isinstance(meta, dict) else {}
 
 

@@ -161,7 +161,9 @@ def export(model_path: str | Path, out: str | Path, to: str, name: str | None = 
     if quantize is not None and quantize not in QUANTIZE:
         raise ExportError(f"--quantize {quantize}: unknown; expected one of "
                           f"{', '.join(QUANTIZE)}")
-    model, out = Path(model_path), Path(out)
+    from paralib.models.shipped import resolve
+
+    model, out = resolve(model_path), Path(out)  # a shipped model's name or a folder
     check_out(model, out)
     encoder = load(model)
     name = name or model.resolve().name

@@ -88,9 +88,12 @@ class SentenceEncoder:
 
     def _unit(self, x: str | Sequence[str] | np.ndarray) -> np.ndarray:
         """Unit vectors of sentences, or of given vectors, as a 2-D array."""
-        if isinstance(x, np.ndarray) or hasattr(x, "__array__") and not isinstance(x, list):
-            v = np.atleast_2d(np.asarray(x, dtype=np.float32))
-            return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+        if not isinstance(x, (str, list)) and hasattr(x, "__array__"):
+            array = np.asarray(x)
+            if array.dtype.kind in "fiu":  # vectors (numpy, torch); a Series of text is not
+                v = np.atleast_2d(array.astype(np.float32))
+                return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+            x = list(array.reshape(-1))
         return np.atleast_2d(self.encode(x, normalize=True))
 
     def similarity(self, a: str | Sequence[str] | np.ndarray,
@@ -211,5 +214,7 @@ def load(name_or_path: str | Path) -> SentenceEncoder:
                              "weights paralib saved with this model's config.json") from e
     load_state(model, dequantize(state, folder), str(weights))
     card = folder / CARD
+    text = (reading.inside(folder, card, CARD).read_text(encoding="utf-8") if card.is_file()
+            else None)
     return SentenceEncoder(model, tuple(config.get("languages", ["en"])), config.get("info"),
-                           card.read_text(encoding="utf-8") if card.is_file() else None)
+                           text)

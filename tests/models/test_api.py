@@ -118,3 +118,19 @@ def test_fit_names_a_bad_pair_and_a_bad_field(tmp_path):
 def test_public_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_similarity_takes_a_pandas_series_of_sentences(en):
+    import pandas as pd
+
+    a = pd.Series(["A man plays a guitar.", "A dog runs."])
+    np.testing.assert_allclose(en.similarity(a, a), en.similarity(list(a), list(a)), atol=1e-6)
+
+
+def test_export_by_a_shipped_name_reads_that_models_card(tmp_path):
+    from paralib.cli import main
+
+    assert main(["export", "paralib-en", str(tmp_path / "m2v"), "--to", "model2vec"]) == 0
+    shipped = (paralib.shipped_models()["paralib-en"] / "README.md").read_text()
+    licence = next(ln for ln in shipped.splitlines() if ln.startswith("license:"))
+    assert licence in (tmp_path / "m2v" / "README.md").read_text()
