@@ -99,7 +99,10 @@ def _fixed(path: str) -> str:
     wild = WILDCARDS.search(path)
     if wild is None or (not pfs.is_s3(path) and os.path.exists(path)):
         return _norm(path)
-    return _norm(path[: wild.start()].rsplit("/", 1)[0] or "/")
+    head = path[: wild.start()]
+    if "/" not in head:  # a glob of the current folder (*.tsv)
+        return _norm(".")
+    return _norm(head.rsplit("/", 1)[0] or "/")
 
 
 def _inside(child: str, parent: str) -> bool:

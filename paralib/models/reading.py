@@ -174,7 +174,10 @@ def build_checked(folder: Path, config: dict[str, Any]) -> ParaphraseModel:
     model_config = ModelConfig.model_validate(config["model"])
     names = config["tokenizers"]
     cache: dict[Path, Tokenizer] = {}
-    toks = [cache.setdefault(d, Tokenizer.load(d)) for d in tokenizer_dirs(folder, config)]
+    for d in tokenizer_dirs(folder, config):
+        if d not in cache:  # parts that share a tokeniser load it once
+            cache[d] = Tokenizer.load(d)
+    toks = [cache[d] for d in tokenizer_dirs(folder, config)]
     shapes = weight_shapes(folder)
     check_sizes(folder, model_config.parts, [t.size for t in toks], names, shapes)
     try:

@@ -81,7 +81,9 @@ class CapConfig(Strict):
     most this many pairs in each language of the capped pairs; ``max_pairs`` at most this many
     in all, drawn in proportion to each language's pairs (a cap too small to leave every
     language one pair is an error when the pairs are loaded). The pairs a cap drops are
-    rejects with reason ``over cap``.
+    rejects with reason ``over cap``. Caps count distinct pairs before the sampling
+    temperatures (``corpus_temperature``, ``lang_temperature``), which draw with replacement
+    and may repeat a capped corpus's pairs.
     """
 
     # The corpus capped: a paralib corpora name, an input's corpus or a source kind.

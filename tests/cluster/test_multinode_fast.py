@@ -4,7 +4,8 @@ back-translation job submitted through the job server; its translation actors, w
 ``translate``, must land on the worker node while the driver stays on the head.
 
 The heavier versions (three nodes, the autoscaler adding a node, Ray Train workers on two
-nodes) are in test_multinode.py and test_multinode_train.py, marked ``slow``.
+nodes) are in test_multinode.py and test_multinode_train.py, marked ``cluster`` (off by
+default); this one runs by default and is marked ``slow``.
 """
 
 from __future__ import annotations

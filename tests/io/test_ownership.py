@@ -183,3 +183,10 @@ def test_overwrite_deletes_only_the_stages_own_entries_whatever_the_marker_lists
     (out / ".paralib-output.json").write_text("[1]")
     with pytest.raises(OutputOwnedError, match="not a paralib output marker"):
         read_owner(str(out))
+
+
+def test_an_output_holding_a_glob_of_the_current_folder_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(OutputOwnedError, match="also an input"):
+        check_overlap(".", {"encode.input": "*.tsv"}, "encode.output")
+    check_overlap("out", {"encode.input": "*.tsv"}, "encode.output")  # a folder below: fine
