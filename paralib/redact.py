@@ -19,9 +19,10 @@ from typing import Any
 
 MASK = "***"
 # the words that name a credential, in a config key or before "=" / ":" in a text; "token"
-# but not the tokeniser's words (tokenizer.json, tokenizers, max_tokens, tokens: sp)
-_WORDS = (r"secret|passw(?:or)?d|token(?!i[sz]|s\b)|api[_-]?key|access[_-]?key|credential|"
-          r"private[_-]?key|session[_-]?key")
+# and "X_tokens" (access_tokens), but not the tokeniser's words (tokenizer.json, tokenizers,
+# tokens: sp, max_tokens, tokens_per_batch)
+_WORDS = (r"secret|passw(?:or)?d|token(?!i[sz]|s\b|s_)|(?<!max)_tokens\b|api[_-]?key|"
+          r"access[_-]?key|credential|private[_-]?key|session[_-]?key|authorization|bearer")
 SECRET_KEY = re.compile(f"({_WORDS})", re.IGNORECASE)
 # user[:password]@ after a scheme (a password may hold "/"; over-masking a path with "@"
 # after a port is the safe side)
