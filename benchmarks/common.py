@@ -13,6 +13,7 @@ import shlex
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,15 +89,18 @@ def machine() -> dict:
 
 class TreeRSS:
     """Samples the RSS of one process and of every process below it (Ray's workers, raylet
-    and GCS too): the peak of the process itself (``driver``), of the largest single process
-    below it (``largest``, named ``largest_name``) and of their sum (``total``)."""
+    and GCS too): each process's peak (``peaks``: pid -> (bytes, name)), the peak of the
+    process itself (``driver``), of the largest single process below it (``largest``, named
+    ``largest_name``) and of their sum (``total``). ``name`` names a process (default: its
+    command's first word); a Ray worker keeps the name of the actor it served once it is
+    idle again (``ray::IDLE`` never replaces a name)."""
 
-    def __init__(self, pid: int, interval: float = 0.2):
+    def __init__(self, pid: int, interval: float = 0.2,
+                 name: Callable[[psutil.Process], str] | None = None):
         self.proc = psutil.Process(pid)
         self.interval = interval
-        self.driver = 0
-        self.largest = 0
-        self.largest_name = ""
+        self.name = name or (lambda p: " ".join(p.cmdline()[:1]))
+        self.peaks: dict[int, tuple[int, str]] = {}
         self.total = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -104,17 +108,36 @@ class TreeRSS:
     def _run(self) -> None:
         while not self._stop.is_set():
             with contextlib.suppress(psutil.Error):
-                own = self.proc.memory_info().rss
-                self.driver = max(self.driver, own)
-                total = own
-                for child in self.proc.children(recursive=True):
+                total = 0
+                for proc in [self.proc, *self.proc.children(recursive=True)]:
                     with contextlib.suppress(psutil.Error):
-                        rss = child.memory_info().rss
+                        rss = proc.memory_info().rss
                         total += rss
-                        if rss > self.largest:
-                            self.largest, self.largest_name = rss, " ".join(child.cmdline()[:1])
+                        old, label = self.peaks.get(proc.pid, (0, ""))
+                        now = self.name(proc)
+                        self.peaks[proc.pid] = (max(old, rss),
+                                                label if now == "ray::IDLE" and label else now)
                 self.total = max(self.total, total)
             time.sleep(self.interval)
+
+    @property
+    def driver(self) -> int:
+        """Peak RSS of the sampled process itself, in bytes."""
+        return self.peaks.get(self.proc.pid, (0, ""))[0]
+
+    def _largest(self) -> tuple[int, str]:
+        others = [v for pid, v in self.peaks.items() if pid != self.proc.pid]
+        return max(others, default=(0, ""))
+
+    @property
+    def largest(self) -> int:
+        """Peak RSS of the largest single process below the sampled one, in bytes."""
+        return self._largest()[0]
+
+    @property
+    def largest_name(self) -> str:
+        """The name of that process."""
+        return self._largest()[1]
 
     def __enter__(self) -> TreeRSS:
         self._thread.start()

@@ -5,19 +5,17 @@ served. The quickstart runs in a fresh folder (nothing reused from an earlier ru
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import resource
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import psutil
 
-from benchmarks.common import table, write_json
+from benchmarks.common import TreeRSS, table, write_json
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -37,41 +35,6 @@ def role(proc: psutil.Process, driver: int) -> str:
     return " ".join(Path(c).name for c in cmd[:2]) or proc.name()
 
 
-class PerProcessRSS:
-    """Samples every process below ``pid`` (and ``pid`` itself): each one's peak RSS."""
-
-    def __init__(self, pid: int, interval: float = 0.25):
-        self.pid, self.interval = pid, interval
-        self.peaks: dict[int, tuple[int, str]] = {}
-        self.total = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        root = psutil.Process(self.pid)
-        while not self._stop.is_set():
-            with contextlib.suppress(psutil.Error):
-                total = 0
-                for proc in [root, *root.children(recursive=True)]:
-                    with contextlib.suppress(psutil.Error):
-                        rss = proc.memory_info().rss
-                        total += rss
-                        old = self.peaks.get(proc.pid, (0, ""))
-                        name = role(proc, self.pid)
-                        label = name if name != "ray::IDLE" or not old[1] else old[1]
-                        self.peaks[proc.pid] = (max(old[0], rss), label)
-                self.total = max(self.total, total)
-            time.sleep(self.interval)
-
-    def __enter__(self) -> PerProcessRSS:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
 def main(argv: list[str] | None = None) -> None:
     """Run the quickstart once in a fresh folder and write ``quickstart_memory.json``."""
     ap = argparse.ArgumentParser(prog="python -m benchmarks quickstart_memory",
@@ -87,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
         start = time.time()
         proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
-        with PerProcessRSS(proc.pid) as rss:
+        with TreeRSS(proc.pid, 0.25, name=lambda p: role(p, proc.pid)) as rss:
             output, _ = proc.communicate()
         seconds = time.time() - start
     if proc.returncode != 0:
