@@ -36,6 +36,7 @@ from paralib.schema import (
 )
 from paralib.select.config import SelectSpec
 from paralib.train.config import TrainConfig
+from paralib.wiring import resolve_references
 
 
 class ConfigError(ConfigurationError, ValueError):
@@ -300,7 +301,12 @@ class MTTrainConfig(Strict):
 
 
 class Config(Strict):
-    """The whole paralib configuration."""
+    """The whole paralib configuration.
+
+    A path a stage reads may name the stage that writes it: ``"@score"`` stands for
+    ``score.output`` and ``"@select/pairs.parquet"`` for a file under ``select.output``, so
+    each output path is written once. A reference to no stage, or stages that read each other
+    in a cycle, is an error."""
 
     ray: Keyed[RayConfig] = Field(default_factory=RayConfig)
     s3: Keyed[S3Config] = Field(default_factory=S3Config)
@@ -318,6 +324,13 @@ class Config(Strict):
     train: Keyed[TrainConfig] = Field(default_factory=TrainConfig)
     encode: Unkeyed[EncodeConfig] = Field(default_factory=EncodeConfig)
     mine: Unkeyed[MineConfig] = Field(default_factory=MineConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _wire(cls, data: Any) -> Any:
+        """Every stage reference (``@score``) becomes the path it names
+        (:func:`paralib.wiring.resolve_references`)."""
+        return resolve_references(data, cls)
 
 
 def add_config_args(p, default: Path | None = None, example: str = "backtranslate.beam_size=8",

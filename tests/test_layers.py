@@ -29,7 +29,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # the configuration schema: each stage's config module and the Config that holds them, the
     # registries it checks names against (scorers, corpora), and the typed records that pass
     # between stages
-    "schema": ("paralib.*.config", "paralib.config", "paralib.filters.base",
+    "schema": ("paralib.*.config", "paralib.config", "paralib.wiring", "paralib.filters.base",
                "paralib.corpora.registry", "paralib.contracts", "paralib.contracts.*"),
     # storage and compute: files, stage outputs, Ray, and what a stage's command gets
     "platform": ("paralib.io", "paralib.io.*", "paralib.runtime", "paralib.cluster",

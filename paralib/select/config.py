@@ -7,11 +7,12 @@ Bounds (2017 §5.5-5.7), folds by tenths (2018 §5.4), a fixed-size sample with 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
 from paralib.schema import ExpandedPath, Keyed, Strict
+from paralib.wiring import Reads
 
 
 class Bound(Strict):
@@ -99,9 +100,12 @@ class SelectSpec(Strict):
     output: Keyed[ExpandedPath] = Field(
         default="output/select",
         description="Folder of the training set (a ``pairs`` source of ``paralib train``).")
-    exclude: Keyed[list[ExpandedPath]] = Field(
+    exclude: Annotated[Keyed[list[ExpandedPath]],
+                       Reads(stages=("lm", "classifier"), file="heldout.parquet")] = Field(
         default_factory=list,
-        description="``heldout.parquet`` files (LM, classifier): their references are dropped.")
+        description="Stages whose held-out references are dropped: ``@lm`` and "
+                    "``@classifier`` read the ``heldout.parquet`` each writes, so select runs "
+                    "after them (or ``heldout.parquet`` paths).")
     bounds: Keyed[list[Bound]] = Field(default_factory=list)
     hypotheses: Keyed[Literal["best", "random", "all"]] = Field(
         default="best",
