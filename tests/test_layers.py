@@ -80,12 +80,13 @@ def _type_checking(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
 
-def _import_nodes(tree: ast.AST):
-    """Every import statement of ``tree``, except those under ``if TYPE_CHECKING:``."""
+def _import_nodes(tree: ast.AST, type_checking: bool = False):
+    """Every import statement of ``tree``, except those under ``if TYPE_CHECKING:`` (unless
+    ``type_checking``)."""
     todo = [tree]
     while todo:
         node = todo.pop()
-        if _type_checking(node):
+        if _type_checking(node) and not type_checking:
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
@@ -103,9 +104,10 @@ def lazy_table(package: str, tree: ast.AST) -> dict[str, str]:
     return {}
 
 
-def imports() -> dict[str, set[str]]:
+def imports(type_checking: bool = False) -> dict[str, set[str]]:
     """The paralib modules each paralib module imports (and what the ``__init__.py`` of the
-    packages above them import)."""
+    packages above them import); with ``type_checking``, those imported only for annotations
+    too."""
     mods = modules()
     trees = {module: ast.parse(path.read_text(), str(path)) for module, path in mods.items()}
     lazy = {module: lazy_table(module, trees[module]) for module, path in mods.items()
@@ -123,7 +125,7 @@ def imports() -> dict[str, set[str]]:
     implicit: dict[str, set[str]] = {}  # the packages above each import
     for module, path in mods.items():
         found: set[str] = set()
-        for node in _import_nodes(trees[module]):
+        for node in _import_nodes(trees[module], type_checking):
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             else:
@@ -248,3 +250,28 @@ def test_the_layer_check_follows_lazy_exports(tmp_path, monkeypatch):
     assert graph["paralib.cli"] == {"paralib.lm.train", "paralib.lazy"}
     assert graph["paralib.config"] == {"paralib.lm.config", "paralib.lazy"}
     assert graph["paralib.lm"] == {"paralib.lazy"}
+
+
+def test_no_import_cycles_counting_annotations():
+    """No cycle either when imports under ``if TYPE_CHECKING:`` count: a module that names
+    another's type in its annotations depends on it as much as one that calls it, and a
+    cycle hidden that way (two modules of one package each naming the other's types) is
+    the same tangle. The shared piece belongs in a lower module (or a ``Protocol`` where the
+    lower module defines what it needs)."""
+    found = cycles(imports(type_checking=True))
+    assert not found, "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_the_cycle_check_sees_cycles_hidden_under_type_checking(tmp_path, monkeypatch):
+    pkg = tmp_path / "paralib"
+    (pkg / "experiments").mkdir(parents=True)
+    for name in ("__init__.py", "experiments/__init__.py"):
+        (pkg / name).write_text("")
+    (pkg / "experiments" / "spec.py").write_text("from paralib.experiments.plotspec import P\n")
+    (pkg / "experiments" / "plotspec.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from paralib.experiments.spec import Experiment\n")
+    monkeypatch.setattr(__import__(__name__), "ROOT", pkg)
+    assert cycles(imports()) == []
+    assert cycles(imports(type_checking=True)) == [
+        ["paralib.experiments.plotspec", "paralib.experiments.spec"]]

@@ -12,7 +12,7 @@ first use, so that building the command line stays cheap.
 from paralib.lazy import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
-    ".evalmodel": "Encoder EvalModel EvaluateError PairScorer",
+    ".evalmodel": "EvalEncoder EvalModel EvaluateError PairScorer",
     ".encoders": "BASELINES as_eval_model load_model_folder make_baseline",
     ".loaders": "MissingDataError", ".common": "Settings",
     ".run": "SUITES evaluate resolve_suites",

@@ -46,7 +46,7 @@ def pair_features(u: np.ndarray, v: np.ndarray, kind: str) -> np.ndarray:
 
 
 @dataclass
-class Split:
+class DetectionSplits:
     """Training, early-stopping and test pairs of one detection set."""
 
     train: Pairs
@@ -135,19 +135,19 @@ class Detection(Task):
         out: dict[str, Any] = {}
         for lang in PAWS_LANGS:
             try:
-                out[f"PAWS-X {lang}"] = Split(read_paws(data, lang, "dev"), None,
-                                              read_paws(data, lang, "test"), "dev",
-                                              "a tenth of dev")
+                out[f"PAWS-X {lang}"] = DetectionSplits(
+                    read_paws(data, lang, "dev"), None, read_paws(data, lang, "test"), "dev",
+                    "a tenth of dev")
             except MissingDataError as exc:
                 out[f"PAWS-X {lang}"] = exc
         try:
-            out["MSRPC"] = Split(read_msrpc(data, "train"), read_msrpc(data, "val"),
-                                 read_msrpc(data, "test"), "train", "val")
+            out["MSRPC"] = DetectionSplits(read_msrpc(data, "train"), read_msrpc(data, "val"),
+                                           read_msrpc(data, "test"), "train", "val")
         except MissingDataError as exc:
             out["MSRPC"] = exc
         return out
 
-    def languages(self, set_name: str, data: Split) -> tuple[str, ...]:
+    def languages(self, set_name: str, data: DetectionSplits) -> tuple[str, ...]:
         return (data.test.lang_a,)
 
     def _features(self, model: EvalModel, pairs: Pairs) -> dict[str, np.ndarray]:
@@ -157,7 +157,7 @@ class Detection(Task):
         u, v = encode_pairs(model, pairs.a, pairs.b, pairs.lang_a, pairs.lang_b, self.settings)
         return {k: pair_features(u, v, k) for k in FEATURES}
 
-    def run_set(self, model: EvalModel, set_name: str, data: Split) -> dict:
+    def run_set(self, model: EvalModel, set_name: str, data: DetectionSplits) -> dict:
         s = self.settings
         train = self._features(model, data.train)
         test = self._features(model, data.test)

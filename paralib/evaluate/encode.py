@@ -2,7 +2,7 @@
 
 Large sets (BUCC's tens of thousands of sentences) of a model that can be rebuilt elsewhere (a
 model folder, or a baseline without input text) go through a Ray Data pipeline in the shape of
-Ray's batch-inference examples: ``from_items`` → ``map_batches(EncodeActor,
+Ray's batch-inference examples: ``from_items`` → ``map_batches(EvalEncodeActor,
 compute=ActorPoolStrategy(...))``, each actor loading the model once. In-memory encoders, and
 sets under ``Settings.ray_threshold`` sentences, are encoded here.
 """
@@ -31,7 +31,7 @@ def encode_texts(model: EvalModel, texts: list[str], lang: str, settings: Settin
     return np.asarray(emb, dtype=np.float32)
 
 
-class EncodeActor:
+class EvalEncodeActor:
     """Ray Data callable class: loads the encoder once, encodes batches of ``text``."""
 
     def __init__(self, source: EncoderSource, lang: str, batch_size: int):
@@ -46,7 +46,7 @@ class EncodeActor:
 
 def encode_with_ray(source: EncoderSource, texts: list[str], lang: str,
                     settings: Settings) -> np.ndarray:
-    """Encode ``texts`` on a pool of :class:`EncodeActor` (Ray started if needed); rows are
+    """Encode ``texts`` on a pool of :class:`EvalEncodeActor` (Ray started if needed); rows are
     returned in input order."""
     import ray
     from ray.data import ActorPoolStrategy
@@ -62,7 +62,7 @@ def encode_with_ray(source: EncoderSource, texts: list[str], lang: str,
     blocks = max(settings.ray_actors * 2, len(texts) // settings.ray_rows_per_batch)
     ds = ray.data.from_items([{"id": i, "text": t} for i, t in enumerate(texts)],
                              override_num_blocks=min(blocks, max(len(texts), 1)))
-    ds = ds.map_batches(EncodeActor, batch_format="numpy",
+    ds = ds.map_batches(EvalEncodeActor, batch_format="numpy",
                         batch_size=settings.ray_rows_per_batch,
                         fn_constructor_kwargs={"source": source, "lang": lang,
                                                "batch_size": settings.batch_size},

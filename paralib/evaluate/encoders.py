@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from paralib.evaluate.evalmodel import (
-    Encoder,
+    EvalEncoder,
     EvalModel,
     EvaluateError,
     PairScorer,
@@ -39,7 +39,7 @@ class EncoderSource:
     kind: str
     ref: str
 
-    def load(self) -> Encoder:
+    def load(self) -> EvalEncoder:
         """Build the encoder (called once per actor)."""
         if self.kind == "model":
             return load_model_folder(self.ref).encoder  # type: ignore[return-value]
@@ -47,7 +47,7 @@ class EncoderSource:
 
 
 class KwargsAdapter:
-    """Make an ``encode(texts)``-only object (e.g. ``GloveAverageEncoder``) an :class:`Encoder`:
+    """Make an ``encode(texts)``-only object (e.g. ``GloveAverageEncoder``) an :class:`EvalEncoder`:
     ``batch_size`` is ignored, ``normalize`` is applied here."""
 
     def __init__(self, inner: Any, languages: tuple[str, ...] = ("en",)):
@@ -218,7 +218,7 @@ def _takes_keywords(fn: Callable) -> bool:
 
 def as_eval_model(name: str, obj: Any) -> EvalModel:
     """An :class:`EvalModel` from what :func:`paralib.evaluate.evaluate` accepts: a model
-    folder path, an :class:`EvalModel`, an :class:`Encoder` or a :class:`PairScorer`.
+    folder path, an :class:`EvalModel`, an :class:`EvalEncoder` or a :class:`PairScorer`.
 
     An object without a ``languages`` attribute is taken as English only; an encoder whose
     ``encode`` takes only the texts is wrapped in a :class:`KwargsAdapter`.
@@ -233,7 +233,7 @@ def as_eval_model(name: str, obj: Any) -> EvalModel:
         langs = getattr(obj, "languages", None)
         return EvalModel(name, obj, None if langs is None else tuple(langs),
                          description=type(obj).__name__)
-    if isinstance(obj, Encoder):
+    if isinstance(obj, EvalEncoder):
         langs = tuple(getattr(obj, "languages", ("en",)))
         enc = obj if _takes_keywords(obj.encode) else KwargsAdapter(obj, langs)
         return EvalModel(name, enc, langs, description=type(obj).__name__)

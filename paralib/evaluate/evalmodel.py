@@ -3,7 +3,7 @@ them, :mod:`paralib.evaluate.peers` loads peers' folders, every suite takes an
 :class:`EvalModel`).
 
 An *encoder* is anything with ``encode(sentences, batch_size=256, normalize=False)``
-returning an ``(n, d)`` float array (:class:`Encoder`, the interface of
+returning an ``(n, d)`` float array (:class:`EvalEncoder`, the interface of
 ``paralib.models.load``). A *pair scorer* gives a similarity to sentence pairs directly
 (:class:`PairScorer`; sentence BLEU, 2018 Table 8): it takes part in the pair tasks (STS,
 detection) and is ``n/a`` elsewhere.
@@ -12,18 +12,15 @@ detection) and is ``n/a`` elsewhere.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from paralib.errors import ConfigurationError
 
-if TYPE_CHECKING:
-    from paralib.evaluate.encoders import EncoderSource
-
 
 @runtime_checkable
-class Encoder(Protocol):
+class EvalEncoder(Protocol):
     """A sentence encoder (``paralib.models.SentenceEncoder`` and the encoder baselines)."""
 
     def encode(self, sentences: list[str], batch_size: int = 256, normalize: bool = False
@@ -38,6 +35,15 @@ class PairScorer(Protocol):
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         """One similarity per pair ``(a[i], b[i])``."""
+        ...
+
+
+class Rebuildable(Protocol):
+    """How to rebuild an encoder in another process (a Ray Data actor), as
+    :class:`paralib.evaluate.encoders.EncoderSource` does: picklable, with a ``load()``."""
+
+    def load(self) -> EvalEncoder:
+        """Build the encoder (called once per actor)."""
         ...
 
 
@@ -56,7 +62,7 @@ class EvalModel:
     name: str
     encoder: Any
     languages: tuple[str, ...] | None
-    source: EncoderSource | None = None
+    source: Rebuildable | None = None
     description: str = ""
     info: dict[str, Any] = field(default_factory=dict)
 

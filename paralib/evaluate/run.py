@@ -53,7 +53,7 @@ def describe_data(data: Any) -> dict:
     if isinstance(data, Pairs):
         return {"status": "ok", "pairs": len(data), "dropped_unscored": data.dropped,
                 "files": data.files}
-    if isinstance(data, detection.Split):
+    if isinstance(data, detection.DetectionSplits):
         out = {"status": "ok", "train": len(data.train), "test": len(data.test),
                "files": data.train.files + data.test.files}
         if data.valid is not None:

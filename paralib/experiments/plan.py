@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from paralib.config import Config
+from paralib.experiments.candidates import apply_candidate, candidates, label
 from paralib.experiments.needs import unmet_all
 from paralib.experiments.spec import (
     DEFAULT_OUT,
@@ -193,8 +194,6 @@ def _add_candidates(plan: RunPlan, exp: Experiment, size: str, out: Path, tune,
                     overrides: Mapping[str, Any] | None) -> None:
     """One candidate plan per combination of the tuned parameters (2017 §5.5-5.7), each in
     ``RUN/tune/CANDIDATE/`` with its own selection and model."""
-    from paralib.experiments.tuned import candidates, label
-
     plan.tune_metric, plan.tune_mode = tune.metric, tune.mode
     sz = exp.sizes[size]  # type: ignore[index]
     for params in candidates(tune, size):
@@ -212,8 +211,6 @@ def _candidate_config(exp: Experiment, name: str, size: str, folder: Path, out: 
                       overrides: Mapping[str, Any] | None, params: dict[str, Any],
                       resolve: bool = True) -> Config:
     """The config of one candidate (``params``) of tuned run ``name``, in ``folder``."""
-    from paralib.experiments.tuned import apply_candidate, label
-
     cfg = apply_candidate(_config(exp, name, size, folder, out, overrides, resolve), params)
     cfg.train.name = slug(f"{exp.name}-{size}-{name}-{label(params)}")
     return cfg

@@ -14,14 +14,24 @@ Each kind checks itself against the experiment when the file is read.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, Protocol
 
 from pydantic import Discriminator, Tag
 
+from paralib.experiments.cells import AggStep, CellRef, OursSpec, PaperTable
 from paralib.schema import Strict
 
-if TYPE_CHECKING:
-    from paralib.experiments.spec import CellRef, Experiment
+
+class PlottedExperiment(Protocol):
+    """What a plot checks itself against: the experiment's paper table, how ours are computed,
+    and the values an aggregation step goes over (:class:`paralib.experiments.spec.Experiment`)."""
+
+    paper: PaperTable
+    ours: OursSpec
+
+    def axis_values(self, step: AggStep) -> list[str]:
+        """The values ``step`` goes over, in order."""
+        ...
 
 
 class TablePlot(Strict):
@@ -37,7 +47,7 @@ class TablePlot(Strict):
     log: bool = False
     alt: ClassVar[str] = "ours against the paper"
 
-    def check(self, exp: Experiment) -> None:
+    def check(self, exp: PlottedExperiment) -> None:
         """Raise ``ValueError`` for labels that are not in the table."""
         labels = exp.paper.rows if self.x == "rows" else exp.paper.columns
         other = exp.paper.columns if self.x == "rows" else exp.paper.rows
@@ -49,7 +59,7 @@ class TablePlot(Strict):
                 raise ValueError(f"plot.series: '{label}' is not in the table")
 
 
-def _aggregated(exp: Experiment, row: str, column: str) -> CellRef | None:
+def _aggregated(exp: PlottedExperiment, row: str, column: str) -> CellRef | None:
     """The cell's reference (``None`` for an absent row); an error for a column that is not
     in the table or is unavailable, and for a cell not computed over runs."""
     if column not in exp.paper.columns:
@@ -73,7 +83,7 @@ class OverPlot(Strict):
     ylabel: str
     alt: ClassVar[str] = "ours at every value behind the computed cells"
 
-    def check(self, exp: Experiment) -> None:
+    def check(self, exp: PlottedExperiment) -> None:
         """Raise ``ValueError`` unless the column's cells end in a mean/max/min step and at
         least one row has such a cell."""
         refs = [_aggregated(exp, row, self.column) for row in exp.paper.rows]
@@ -104,7 +114,7 @@ class ScatterPlot(Strict):
     ylabel: str
     alt: ClassVar[str] = "ours, one point per run"
 
-    def check(self, exp: Experiment) -> None:
+    def check(self, exp: PlottedExperiment) -> None:
         """Raise ``ValueError`` unless the cell is one correlation step."""
         if self.row not in exp.paper.rows:
             raise ValueError(f"plot: row '{self.row}' is not in paper.rows")

@@ -8,7 +8,7 @@ no result and why, and what the size means for the numbers.
 from __future__ import annotations
 
 from paralib.experiments.records import AnyRecords, Records, as_records
-from paralib.experiments.table import Direction, TableData
+from paralib.experiments.table import DirectionCheck, TableData
 
 SIZE_TEXT = {
     "smoke": "This is a smoke run (tiny models, a few hundred pairs, one epoch): it tests the "
@@ -20,7 +20,7 @@ SIZE_TEXT = {
 }
 
 
-def fmt_delta(d: Direction, value: float | None) -> str:
+def fmt_delta(d: DirectionCheck, value: float | None) -> str:
     """A difference as ``+1.2`` / ``-0.03`` (two significant digits below 1, so differences of
     correlations on a 0-1 scale keep their sign), a ratio as ``x3.5``."""
     if value is None:
@@ -35,7 +35,7 @@ def _signed(value: float) -> str:
     return f"{value:+.2g}" if 0 < abs(value) < 0.995 else f"{value:+.1f}"
 
 
-def where(d: Direction, table: TableData) -> str:
+def where(d: DirectionCheck, table: TableData) -> str:
     """``M=20 vs M=1 (WORD)``: the two cells of a direction, naming what differs."""
     if d.b is None:
         return f"{d.a[0]}, {d.a[1]} vs 0" if len(table.columns) > 1 else f"{d.a[0]} vs 0"
@@ -47,7 +47,7 @@ def where(d: Direction, table: TableData) -> str:
     return f"{ra}, {ca} vs {rb}, {cb}"
 
 
-def _group(d: Direction) -> tuple[str, str, str]:
+def _group(d: DirectionCheck) -> tuple[str, str, str]:
     """The comparison a direction belongs to, and where within it (a column or a row)."""
     if d.b is None:
         return f"the sign of {d.a[0]}, {d.a[1]}", "", ""
@@ -69,7 +69,7 @@ def _agreement(table: TableData) -> list[str]:
     agree = sum(bool(d.agrees) for d in checked)
     out = [f"The paper's direction holds in {agree} of {len(checked)} comparisons checked "
            "here."]
-    groups: dict[str, list[Direction]] = {}
+    groups: dict[str, list[DirectionCheck]] = {}
     for d in checked:
         groups.setdefault(_group(d)[0], []).append(d)
     parts = []

@@ -15,7 +15,7 @@ from paralib.contracts import RunRecord, TrainingSummary
 from paralib.experiments.reading import fmt_delta, reading, where
 from paralib.experiments.records import AnyRecords, as_records
 from paralib.experiments.spec import Experiment
-from paralib.experiments.table import Direction, TableData
+from paralib.experiments.table import DirectionCheck, TableData
 
 
 @dataclass
@@ -93,7 +93,7 @@ def cell_notes(table: TableData, records: AnyRecords) -> list[str]:
     return lines[1:] if lines and lines[0] == "" else lines
 
 
-def _outcome(d: Direction) -> str:
+def _outcome(d: DirectionCheck) -> str:
     paper = fmt_delta(d, d.paper) if d.paper is not None else f"{d.paper_sign} (stated)"
     agrees = "n/a" if d.agrees is None else "yes" if d.agrees else "no"
     return f"{paper} / {fmt_delta(d, d.ours)} {agrees}"

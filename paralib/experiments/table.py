@@ -34,7 +34,7 @@ class Cell:
 
 
 @dataclass
-class Direction:
+class DirectionCheck:
     """One checked direction: cell ``a`` against cell ``b``."""
 
     a: Key
@@ -55,7 +55,7 @@ class TableData:
     rows: list[str]
     columns: list[str]
     cells: dict[Key, Cell] = field(default_factory=dict)
-    directions: list[Direction] = field(default_factory=list)
+    directions: list[DirectionCheck] = field(default_factory=list)
     unavailable: dict[str, str] = field(default_factory=dict)
 
     def cell_agreement(self, key: Key) -> str:
@@ -92,7 +92,7 @@ def _delta(a: float | None, b: float | None, measure: str) -> float | None:
     return 0.0 if math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12) else a - b
 
 
-def direction(comp: Comparison, a: Key, b: Key | None, cells: dict[Key, Cell]) -> Direction:
+def direction(comp: Comparison, a: Key, b: Key | None, cells: dict[Key, Cell]) -> DirectionCheck:
     """Check one direction of ``comp`` on cells ``a`` and ``b`` (``None``: zero)."""
     zero = Cell(0.0, "0", 0.0, "0", "")
     cb = cells[b] if b is not None else zero
@@ -108,7 +108,7 @@ def direction(comp: Comparison, a: Key, b: Key | None, cells: dict[Key, Cell]) -
             agrees = sign(ours - centre) == paper_sign
     kind = "rows" if comp.rows is not None else "columns" if comp.columns is not None \
         else "cells" if comp.cells is not None else "sign"
-    return Direction(a, b, comp.measure, paper, paper_sign, ours, agrees, comp.source, kind)
+    return DirectionCheck(a, b, comp.measure, paper, paper_sign, ours, agrees, comp.source, kind)
 
 
 def tuned_note(record: RunRecord) -> str:

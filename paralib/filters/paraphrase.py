@@ -31,7 +31,7 @@ from paralib.filters.tokenize import BatchCache, pair_texts
 from paralib.models.folder import CONFIG, FORMAT
 
 
-class Encoder(Protocol):
+class ParaphraseEncoder(Protocol):
     """What the scorer needs of an encoder."""
 
     def encode(self, texts: list[str]) -> np.ndarray: ...
@@ -55,7 +55,7 @@ def _model_format(folder: Path) -> object:
         return None
 
 
-def load_encoder(spec: str) -> Encoder:
+def load_encoder(spec: str) -> ParaphraseEncoder:
     """Build the encoder named by ``spec`` (see the module docstring)."""
     if spec == "glove":
         from paralib.baselines.glove import GloveAverageEncoder
@@ -105,7 +105,7 @@ class ParaphraseScorer(Scorer):
             raise ScorerError("scorer 'paraphrase': batch_size must be >= 1")
         self.encoder_spec = encoder
         self.batch_size = int(batch_size)
-        self.encoder: Encoder | None = None
+        self.encoder: ParaphraseEncoder | None = None
         self._embedded = BatchCache()  # the embeddings of the last batch
 
     def setup(self) -> None:

@@ -4,17 +4,17 @@ Opusparcus §3.2: uniform in [-0.01, 0.01])."""
 
 from __future__ import annotations
 
-from paralib.errors import ConfigurationError
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from paralib.errors import ConfigurationError
 from paralib.models.config import PartConfig
 from paralib.models.tokenizers import PAD
 
 
-class VectorsError(ConfigurationError, ValueError):
+class WordVectorsError(ConfigurationError, ValueError):
     """A word-vector file is missing or malformed."""
 
 
@@ -30,15 +30,17 @@ def read_vectors(source: str) -> tuple[list[str], np.ndarray]:
         return words, np.load(root / "glove_6B_50d_emb.npy")
     path = Path(source)
     if not path.is_file():
-        raise VectorsError(f"pretrained vectors {path}: no such file")
+        raise WordVectorsError(f"pretrained vectors {path}: no such file")
     if path.suffix == ".npy":
         vocab = path.with_suffix(".vocab")
         if not vocab.is_file():
-            raise VectorsError(f"{path}: a .npy needs its word list {vocab} (one word per line)")
+            raise WordVectorsError(
+                f"{path}: a .npy needs its word list {vocab} (one word per line)")
         words = vocab.read_text(encoding="utf-8").split("\n")[:-1]
         vecs = np.load(path)
         if vecs.ndim != 2 or len(words) != len(vecs):
-            raise VectorsError(f"{path}: {vecs.shape} vectors for {len(words)} words in {vocab}")
+            raise WordVectorsError(
+                f"{path}: {vecs.shape} vectors for {len(words)} words in {vocab}")
         return words, vecs
     words, rows = [], []
     with open(path, encoding="utf-8", errors="strict") as f:
@@ -49,12 +51,13 @@ def read_vectors(source: str) -> tuple[list[str], np.ndarray]:
             try:
                 rows.append(np.asarray(parts[1:], dtype=np.float32))
             except ValueError as e:
-                raise VectorsError(f"{path}:{n}: not 'word v1 ... vd': {e}") from e
+                raise WordVectorsError(f"{path}:{n}: not 'word v1 ... vd': {e}") from e
             if rows[-1].shape != rows[0].shape:
-                raise VectorsError(f"{path}:{n}: {len(rows[-1])} values, expected {len(rows[0])}")
+                raise WordVectorsError(
+                    f"{path}:{n}: {len(rows[-1])} values, expected {len(rows[0])}")
             words.append(parts[0])
     if not rows:
-        raise VectorsError(f"{path}: no vectors")
+        raise WordVectorsError(f"{path}: no vectors")
     return words, np.stack(rows)
 
 
@@ -69,7 +72,7 @@ def init_embedding(weight: torch.Tensor, part: PartConfig, pieces: list[str]) ->
         if part.pretrained:
             words, vecs = read_vectors(part.pretrained)
             if vecs.shape[1] != weight.shape[1]:
-                raise VectorsError(f"{part.pretrained}: vectors of size {vecs.shape[1]}, but "
+                raise WordVectorsError(f"{part.pretrained}: vectors of size {vecs.shape[1]}, but "
                                    f"the encoder's dim is {weight.shape[1]}")
             index = {w: i for i, w in enumerate(words)}
             rows = [(r, index[p]) for r, p in enumerate(pieces) if p in index]

@@ -143,9 +143,9 @@ def test_metric_paths():
 
 def test_small_differences_keep_their_sign_and_digits():
     from paralib.experiments.reading import fmt_delta
-    from paralib.experiments.table import Direction
+    from paralib.experiments.table import DirectionCheck
 
-    d = Direction(a=("x", "y"), b=None, measure="difference", paper=None, paper_sign=None,
+    d = DirectionCheck(a=("x", "y"), b=None, measure="difference", paper=None, paper_sign=None,
                   ours=None, agrees=None)
     assert [fmt_delta(d, v) for v in (0.03, -0.004, 0.0, 1.25, -12.0)] == [
         "+0.03", "-0.004", "+0.0", "+1.2", "-12.0"]

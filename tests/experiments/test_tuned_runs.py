@@ -13,9 +13,10 @@ from toys import TEST, TREE
 
 from paralib import runs as service
 from paralib.experiments import runner
+from paralib.experiments.candidates import candidate_values, candidates, label
 from paralib.experiments.render import cell_notes
 from paralib.experiments.spec import ExperimentError, TuneSpec, parse_experiment
-from paralib.experiments.tuned import candidate_values, candidates, choose, label
+from paralib.experiments.tuned import choose
 from paralib.select.steps import SelectError
 
 

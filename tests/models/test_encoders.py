@@ -9,7 +9,7 @@ import torch
 from paralib.models import ModelConfig, ParaphraseModel, fit_tokenizers
 from paralib.models.config import ENCODER_NAMES
 from paralib.models.encoders import ENCODERS
-from paralib.models.init import VectorsError, read_vectors
+from paralib.models.init import WordVectorsError, read_vectors
 
 NAMES = ["word", "trigram", "sp", "lstm", "blstm", "gran", "gran-gru", "morfessor"]
 
@@ -134,5 +134,5 @@ def test_text_vector_file(en_text, tmp_path):
     assert np.allclose(model.parts[0].embedding.weight[row].detach().numpy(), 0.5)
     bad = tmp_path / "bad.txt"
     bad.write_text("dog 0.1 x\n")
-    with pytest.raises(VectorsError, match="bad.txt:1"):
+    with pytest.raises(WordVectorsError, match="bad.txt:1"):
         read_vectors(str(bad))

@@ -9,12 +9,12 @@ A sentence with no ids encodes to the zero vector.
 
 from __future__ import annotations
 
-from paralib.errors import ConfigurationError
 from typing import Any, ClassVar
 
 import torch
 from torch import nn
 
+from paralib.errors import ConfigurationError
 from paralib.models.bags import Bags
 from paralib.models.tokenizers import PAD
 

@@ -20,9 +20,10 @@ and is used instead (:func:`paralib.models.encoders.recurrent.run_rnn`).
 
 from __future__ import annotations
 
-from paralib.errors import ConfigurationError
 import torch
 from torch import nn
+
+from paralib.errors import ConfigurationError
 
 
 class UnrolledError(ConfigurationError, ValueError):
