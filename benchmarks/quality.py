@@ -88,14 +88,14 @@ def distill_model2vec(python: str, out: Path) -> tuple[str, float]:
 def train_paralib(pairs: Path, epochs: int, out: Path, vocab: int) -> Path:
     """paralib's trainer (the shipped recipe) on ``pairs``, in this process."""
     from paralib.config import Config
-    from paralib.train.run import train_local
+    from paralib.train.run import train
 
     cfg = Config.model_validate({"train": {
         "sources": [{"kind": "corpus", "path": str(pairs)}], "decontaminate": False,
         "model": {"parts": [{"name": "sp", "vocab_size": vocab, "dim": 300, "dropout": 0.3}]},
         "megabatch": {"size": 20, "start": 1, "anneal_every": 150}, "epochs": epochs,
         "cpus_per_worker": os.cpu_count() or 1, "output": str(out), "name": "same-pairs"}})
-    train_local(cfg)
+    train(cfg, engine="local")
     return out
 
 

@@ -1,38 +1,38 @@
-"""Training speed of the averaging encoders on real bitext, this tree's trainer against the
-trainer of ``--before`` (default: main before the speed-ups of issue "A paraphrastic encoder
-worth downloading", item 5), in process and behind ``paralib train`` on Ray Train, and
-against sentence-transformers' ``StaticEmbedding`` on the same pairs and cores, with the STS
-Benchmark dev score each reaches.
+"""Training speed of the averaging encoders on real bitext: ``paralib train``'s one engine on
+Ray Train and in process (its Ray-free mode), with its start-up and where the start-up goes,
+and optionally the trainer of ``--before`` and sentence-transformers' ``StaticEmbedding`` on
+the same pairs and cores, with the STS Benchmark dev score each reaches.
 
-Pairs: ``--pairs`` (100,000) drawn with seed 0 from a ``paralib decontaminate`` output
+Pairs: ``--pairs`` (1,000,000) drawn with seed 0 from a ``paralib decontaminate`` output
 (``--data``, default ``output/bitext-all``: ``paralib decontaminate --config
 configs/bitext-all.yaml``): news, Tatoeba Challenge, NTREX, TICO English-other pairs and
 Bible-version English pairs. Every setting trains one epoch in a fresh process with
-``--threads`` (2) torch threads: SP 20,000 pieces (fitted on the first 200,000 sentences),
-dim 300, word dropout 0.3, margin loss (δ 0.4) with group-aware hardest negatives from the
-other side, mega-batch annealed from 1 to 20 (+1 every 150 mini-batches), batch 100, dense
-Adam 0.001. The rate is pairs / seconds of the epoch loop (mining, forward, backward,
-update; under Ray Train also reading the Ray Data shard, whose pipeline starts inside the
-epoch), not vocabulary fitting or the dev score.
+``--threads`` (2) CPUs: SP 20,000 pieces (fitted on the first 200,000 sentences), dim 300,
+word dropout 0.3, margin loss (δ 0.4) with group-aware hardest negatives from the other side,
+mega-batch annealed from 1 to 20 (+1 every 150 mini-batches), batch 100, dense Adam 0.001.
 
-- ``before ...`` / ``after ...``: the trainer of commit ``--before`` (a ``git worktree`` of
-  it) and of this tree, in this process (``in process``) and as ``paralib train`` (an
-  embedded Ray with ``--threads`` CPUs, one worker, fed from the Ray Data shard); a Ray row
-  also gives ``wall_s``, the whole ``paralib train`` call (Ray start, tokeniser fitting and
-  tokenising, the epoch, dev score, checkpoint), and ``startup_s``, that minus the epoch.
-- ``--ray-pairs N ...``: more rows of this tree on N pairs, in process and as ``paralib
-  train`` (start-up is a smaller part of a longer epoch, and M reaches 20 after 2,850
-  mini-batches, 285,000 pairs: the 100,000-pair epoch ends at M = 7).
-- ``--sparse``: one more in-process row of this tree with ``train.sparse`` (SparseAdam, "lazy"
-  Adam: it changes the numbers; its STSB dev stands beside dense Adam's).
-- ``st mnrl`` / ``st megabatch``: :mod:`st_peer` (WordPiece 20,000, dim 300, lr 0.01).
+- ``paralib train on Ray Train``: ``paralib train`` (an embedded Ray with ``--threads`` CPUs,
+  one worker with all of them); ``in process``: the same call with ``engine: local``. The
+  rate (``pairs/s``) is pairs / seconds of the epoch loop (mining, forward, backward, update,
+  reading the worker's batches), not the dev score; it includes the mega-batch warm-up (M
+  reaches 20 after 285,000 pairs), so the steady rate is a little higher. ``start-up s`` is
+  the whole call minus the epoch: Ray start, preparing the pairs (reading, grouping,
+  tokeniser fitting, tokenising), shipping them to the worker, the worker group, the dev
+  score, the checkpoint and the model folder; ``timings`` splits it (``ray_init`` and
+  ``prepare`` overlap: the pairs are prepared while Ray starts, so ``ray_init`` is what Ray
+  took and ``prepare`` what was left of preparing after it).
+- ``--batch N ...``: the same two rows with N pairs a mini-batch (the mega-batch pool stays
+  2,000 pairs): fewer, larger steps, a documented config choice (``train.batch_size``) that
+  changes the model, so its STSB dev stands beside batch 100's.
+- ``--before REF``: in-process and Ray rows of the trainer of commit REF (a ``git worktree``).
+- ``--st``: ``st mnrl`` / ``st megabatch``, :mod:`st_peer` (WordPiece 20,000, dim 300, lr 0.01).
 
-Every row records the load average before and after it (the cores may be shared).
+Every row records the load average before and after it (the cores may be shared), its date
+and commit. The rows of earlier runs stay in ``benchmarks/results/train_speed.json`` for
+comparison (a setting run again replaces its row).
 
-    python -m benchmarks train_speed [--pairs 100000] [--ray-pairs 500000] [--threads 2]
-        [--skip-before] [--skip-ray] [--skip-st] [--sparse] [--update]
-
-Writes ``benchmarks/results/train_speed.json`` (after every row).
+    python -m benchmarks train_speed [--pairs 1000000] [--threads 2] [--batch 400]
+        [--skip-ray] [--skip-local] [--before REF] [--st] [--sparse]
 """
 
 from __future__ import annotations
@@ -70,68 +70,37 @@ def train_config(path: str, word_dropout: float = 0.3, sparse: bool = False,
     return {"train": cfg}
 
 
-def worker(spec: dict) -> dict:
-    """One epoch of one setting in this process (old or new trainer API)."""
-    import numpy as np
-    import torch
-
+def engine_worker(spec: dict) -> dict:
+    """One epoch of ``paralib train`` on Ray Train (``engine: ray``: one worker with
+    ``threads`` CPUs) or in process (``local``), timed from the call: the epoch's rate from
+    the training history, the start-up (the call minus the epoch) and its phases."""
+    import paralib.train.run as run
     from paralib.config import Config
-    from paralib.models import ParaphraseModel
-    from paralib.train.dev import load_dev
-    from paralib.train.epoch import dev_scores
-    from paralib.train.run import prepare
+    from paralib.train.config import TrainConfig
     from paralib.train.schedule import megabatch_size
-    from paralib.train.steps import MegaBatchTrainer, build_optimizer
-
-    torch.set_num_threads(spec["threads"])
-    torch.manual_seed(1)
-    cfg = Config.model_validate(spec["config"])
-    prepared = prepare(cfg)
-    legacy = isinstance(prepared, tuple)
-    data, tokenizers = (prepared[0], prepared[2]) if legacy else (prepared.data,
-                                                                  prepared.tokenizers)
-    model = ParaphraseModel(cfg.train.model, tokenizers)
-    model.initialise()
-    if legacy:
-        optimizer = build_optimizer(model, cfg.train.lr)
-        rows = data[["s1", "s2", "group"]]
-    else:
-        from paralib.train.steps import use_sparse
-
-        optimizer = build_optimizer(model, cfg.train.lr, use_sparse(cfg.train))
-        rows = prepared.table(["group"])
-    trainer = MegaBatchTrainer(cfg.train, model, optimizer, bilingual=True, seed=1)
-    order = np.random.default_rng(1).permutation(len(data))
-    batch = cfg.train.batch_size
-    take = (lambda idx: rows.iloc[idx]) if legacy else rows.take
-    chunks = [take(order[i:i + batch]) for i in range(0, len(order), batch)]
-    t0 = time.perf_counter()
-    pairs, _ = trainer.train_epoch(chunks)
-    seconds = time.perf_counter() - t0
-    return {"pairs": pairs, "seconds": seconds, "pairs_per_s": pairs / seconds,
-            "stsb_dev": dev_scores(model, load_dev("stsb-dev"))["dev_pearson"],
-            "megabatch_end": megabatch_size(trainer.state.step, cfg.train.megabatch)}
-
-
-def ray_worker(spec: dict) -> dict:
-    """One epoch of ``paralib train`` (Ray Train, one worker with ``threads`` CPUs): the rate
-    of its training history (the epoch loop, reading the Ray Data shard included)."""
-    from paralib.config import Config
-    from paralib.train.run import train
 
     tree = spec["config"]
-    out = Path(tempfile.mkdtemp(prefix="paralib-train-speed-ray-"))
+    out = Path(tempfile.mkdtemp(prefix="paralib-train-speed-"))
     tree["train"].update({"epochs": 1, "workers": 1, "cpus_per_worker": spec["threads"],
                           "output": str(out / "model"), "storage_path": str(out / "runs"),
                           "name": "speed"})
     tree["ray"] = {"num_cpus": spec["threads"]}
+    cfg = Config.model_validate(tree)
     t0 = time.perf_counter()
-    summary = train(Config.model_validate(tree), progress=False)
+    if spec["engine"] == "ray":
+        summary = run.train(cfg, progress=False)
+    elif hasattr(run, "train_local"):   # a tree from before the one engine
+        summary = run.train_local(cfg)
+    else:
+        summary = run.train(cfg, engine="local")
     wall = time.perf_counter() - t0
     epoch = summary.history[0]   # a TrainingSummary (paralib.contracts)
+    megabatch = TrainConfig.model_validate(tree["train"]).megabatch
     return {"pairs": epoch["pairs"], "seconds": epoch["seconds"],
             "pairs_per_s": epoch["pairs_per_s"], "stsb_dev": epoch["dev_pearson"],
-            "wall_s": wall, "startup_s": wall - epoch["seconds"]}
+            "megabatch_end": megabatch_size(epoch["step"], megabatch),
+            "wall_s": wall, "startup_s": wall - epoch["seconds"],
+            "timings": dict(getattr(summary, "timings", None) or {})}
 
 
 def st_worker(spec: dict) -> dict:
@@ -167,98 +136,88 @@ def before_tree(ref: str, where: Path) -> Path:
     return where
 
 
+def settings(args: argparse.Namespace, path: Path, tmp: Path) -> list[tuple[str, Path, dict]]:
+    """``(name, tree, spec)`` of every setting the arguments ask for."""
+    size = f"{args.pairs:,} pairs"
+    out: list[tuple[str, Path, dict]] = []
+    trees = [("", ROOT)]
+    if args.before:
+        trees.append((f"before ({args.before}), ", before_tree(args.before, tmp / "before")))
+    for prefix, tree in trees:
+        for b in [100, *args.batch]:
+            config = train_config(str(path), batch=b)
+            if not args.skip_local:
+                out.append((f"{prefix}paralib train, in process, {size}, batch {b}", tree,
+                            {"engine": "local", "config": config}))
+            if not args.skip_ray:
+                out.append((f"{prefix}paralib train on Ray Train, {size}, batch {b}", tree,
+                            {"engine": "ray", "config": config}))
+    if args.sparse:
+        out.append((f"paralib train, in process, {size}, batch 100, train.sparse (SparseAdam)",
+                    ROOT, {"engine": "local", "config": train_config(str(path), sparse=True)}))
+    if args.st:
+        for loss in ("mnrl", "megabatch"):
+            out.append((f"st StaticEmbedding {loss}, {size}", ROOT,
+                        {"st": True, "loss": loss, "path": str(path)}))
+    return out
+
+
+def show(rows: list[dict]) -> str:
+    """The table of every row, earlier runs' included."""
+    return table([{"setting": r["setting"], "pairs": f"{r['pairs']:,}",
+                   "pairs/s": f"{r['pairs_per_s']:,.0f}", "STSB dev": f"{r['stsb_dev']:.1f}",
+                   "start-up s": f"{r['startup_s']:.1f}" if "startup_s" in r else "",
+                   "M at end": r.get("megabatch_end", ""),
+                   "load": f"{r['load_before'][0]:.1f}", "date": r.get("date", "")}
+                  for r in rows],
+                 ["setting", "pairs", "pairs/s", "STSB dev", "M at end", "start-up s", "load",
+                  "date"])
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=str(ROOT / "output/bitext-all"))
-    ap.add_argument("--pairs", type=int, default=100_000)
-    ap.add_argument("--ray-pairs", type=int, nargs="*", default=[])
+    ap.add_argument("--pairs", type=int, default=1_000_000)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--before", default=BEFORE)
-    ap.add_argument("--skip-before", action="store_true")
-    ap.add_argument("--skip-st", action="store_true")
-    ap.add_argument("--skip-ray", action="store_true")
+    ap.add_argument("--batch", type=int, nargs="*", default=[], metavar="N",
+                    help="also train with N pairs a mini-batch (same 2,000-pair mega-batch "
+                    "pool, lr 0.001)")
+    ap.add_argument("--skip-local", action="store_true", help="leave out the in-process rows")
+    ap.add_argument("--skip-ray", action="store_true", help="leave out the Ray Train rows")
+    ap.add_argument("--before", metavar="REF", help=f"also the trainer of commit REF (the "
+                    f"earlier rows: {BEFORE})")
+    ap.add_argument("--st", action="store_true", help="also sentence-transformers' peers")
     ap.add_argument("--sparse", action="store_true",
                     help="also train.sparse (SparseAdam) in process")
-    ap.add_argument("--batch", type=int, nargs="*", default=[], metavar="N",
-                    help="also train in process with N pairs a mini-batch (same 2,000-pair "
-                    "mega-batch pool) on the largest sample, at lr 0.001 and lr 0.001 x N/100")
-    ap.add_argument("--batch-ray", action="store_true",
-                    help="also run each --batch as paralib train on Ray Train (lr 0.001)")
-    ap.add_argument("--skip-base", action="store_true",
-                    help="leave out the in-process rows at batch 100 (with --update: keep them)")
-    ap.add_argument("--update", action="store_true",
-                    help="keep the rows of the JSON already written, replacing those of the "
-                    "settings run again (a rerun of some rows at a quieter time)")
     ap.add_argument("--worker")
     args = ap.parse_args(argv)
     if args.worker:
         spec = json.loads(args.worker)
-        run_one = st_worker if spec.get("st") else ray_worker if spec.get("ray") else worker
-        print(json.dumps(run_one(spec)))
+        print(json.dumps(st_worker(spec) if spec.get("st") else engine_worker(spec)))
         return
     tmp = Path(tempfile.mkdtemp(prefix="paralib-train-speed-"))
-    path = tmp / "pairs.parquet"
-    sample_pairs(Path(args.data), args.pairs, path)
-    tree = None if args.skip_before else before_tree(args.before, tmp / "before")
-    base = not args.skip_base   # the in-process rows at batch 100
-    settings = [("after, in process", ROOT, {"config": train_config(str(path))})] if base else []
-    if args.sparse and base:
-        settings.append(("after, in process, train.sparse (SparseAdam)", ROOT,
-                         {"config": train_config(str(path), sparse=True)}))
-    if tree and base:
-        settings.append((f"before ({args.before}), in process", tree,
-                         {"config": train_config(str(path))}))
-    if not args.skip_ray:
-        settings.append(("after, paralib train on Ray Train", ROOT,
-                         {"ray": True, "config": train_config(str(path))}))
-    if tree and not args.skip_ray:
-        settings.append((f"before ({args.before}), paralib train on Ray Train", tree,
-                         {"ray": True, "config": train_config(str(path))}))
-    if not args.skip_st:
-        for loss in ("mnrl", "megabatch"):
-            settings.append((f"st StaticEmbedding {loss}", ROOT,
-                             {"st": True, "loss": loss, "path": str(path)}))
-    biggest, size = path, f"{args.pairs:,} pairs"   # the largest sample, for --batch
-    for n in args.ray_pairs:
-        more = sample_pairs(Path(args.data), n, tmp / f"pairs-{n}.parquet")
-        if n >= max(args.ray_pairs):
-            biggest, size = more, f"{n:,} pairs"
-        if base:
-            settings.append((f"after, in process, {n:,} pairs", ROOT,
-                             {"config": train_config(str(more))}))
-        if not args.skip_ray:
-            settings.append((f"after, paralib train on Ray Train, {n:,} pairs", ROOT,
-                             {"ray": True, "config": train_config(str(more))}))
-    for b in args.batch:
-        for lr in (0.001, 0.001 * b / 100):
-            settings.append((f"after, in process, {size}, batch {b}, lr {lr:g}", ROOT,
-                             {"config": train_config(str(biggest), batch=b, lr=lr)}))
-        if args.batch_ray:
-            settings.append((f"after, paralib train on Ray Train, {size}, batch {b}, lr 0.001",
-                             ROOT, {"ray": True, "config": train_config(str(biggest), batch=b)}))
-    rows: list[dict] = []
-    if args.update and (RESULTS / "train_speed.json").exists():
-        again = {name for name, _, _ in settings}
-        rows = [r for r in json.loads((RESULTS / "train_speed.json").read_text())["rows"]
-                if r["setting"] not in again]
+    path = sample_pairs(Path(args.data), args.pairs, tmp / "pairs.parquet")
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True, check=False).stdout.strip()
+    old = RESULTS / "train_speed.json"
+    earlier = json.loads(old.read_text()) if old.exists() else {}
+    rows: list[dict] = earlier.get("rows", [])
     try:
-        for name, where, spec in settings:
+        for name, where, spec in settings(args, path, tmp):
             load = os.getloadavg()
             result = run({**spec, "name": name, "threads": args.threads}, where)
+            rows = [r for r in rows if r["setting"] != name]
             rows.append({"setting": name, **result, "load_before": load,
-                         "load_after": os.getloadavg()})
+                         "load_after": os.getloadavg(), "date": time.strftime("%Y-%m-%d"),
+                         "commit": commit})
             print(f"{name}: {result['pairs_per_s']:,.0f} pairs/s, STSB dev "
-                  f"{result['stsb_dev']:.1f}, load {load[0]:.1f}", flush=True)
-            write_json("train_speed", {
-                "threads": args.threads, "pairs": args.pairs,
-                "before_commit": args.before, "rows": rows})
+                  f"{result['stsb_dev']:.1f}, start-up {result.get('startup_s', 0):.1f} s, "
+                  f"load {load[0]:.1f}", flush=True)
+            write_json("train_speed", {"threads": args.threads, "pairs": args.pairs,
+                                       "before_commit": earlier.get("before_commit", BEFORE),
+                                       "rows": rows})
     finally:
         if (tmp / "before").exists():   # the worktree this run added, and only it
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                             str(tmp / "before")], check=False, capture_output=True)
-    print(table([{"setting": r["setting"], "pairs": r["pairs"],
-                  "pairs/s": f"{r['pairs_per_s']:,.0f}", "STSB dev": f"{r['stsb_dev']:.1f}",
-                  "start-up s": f"{r['startup_s']:.1f}" if "startup_s" in r else "",
-                  "M at end": r.get("megabatch_end", ""),
-                  "load": f"{r['load_before'][0]:.1f}"} for r in rows],
-                ["setting", "pairs", "pairs/s", "STSB dev", "M at end", "start-up s", "load"]))
+    print(show(rows))

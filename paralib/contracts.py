@@ -104,6 +104,8 @@ class TrainingSummary(Contract):
     decontaminated: dict[str, int] | str | None = None
     engine: str = "ray"
     trained: bool = True
+    # seconds of each phase of the call (prepare, ray_init, ship, train), in order
+    timings: dict[str, float] = Field(default_factory=dict)
 
 
 class TaskReport(Contract):

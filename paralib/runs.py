@@ -70,7 +70,7 @@ def train_model(cfg: Config, engine: str = "ray", trained: bool = True, progress
     ``train_key`` that is kept for an interrupted run of this very config (its key file in
     the model's folder), never for checkpoints of another one."""
     from paralib.train.identity import check_run
-    from paralib.train.run import train, train_local
+    from paralib.train.run import train
 
     if engine == "ray" and trained:
         if train_key:
@@ -81,10 +81,8 @@ def train_model(cfg: Config, engine: str = "ray", trained: bool = True, progress
                 # paralib train made (a folder without its marker stops the run instead)
                 check_run(cfg.train, str(run_dir), fresh=True)
             key.write_text(train_key)
-        summary = train(cfg, progress=progress, callbacks=callbacks, fresh=fresh)
-        summary.engine, summary.trained = "ray", True
-        return summary
-    return train_local(cfg, trained=trained)
+        return train(cfg, progress=progress, callbacks=callbacks, fresh=fresh)
+    return train(cfg, engine="local", trained=trained)
 
 
 def make_model(cfg: Config, record: RunRecord, *, select: bool = True, engine: str = "ray",

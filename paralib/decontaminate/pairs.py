@@ -41,9 +41,11 @@ def group_components(df: pd.DataFrame, english: list[str],
         return np.zeros(0, dtype=np.int64)
     keys, rows = [], []
     for col in english:
-        forms = [normal_form(t) for t in df[col].astype(str)]
-        have = np.array([bool(f) for f in forms])
-        keys.append(hash_strings([f"t:{f}" for f, h in zip(forms, have, strict=True) if h]))
+        # each distinct sentence normalised and hashed once (a corpus repeats its English)
+        codes, distinct = pd.factorize(df[col].astype(str), use_na_sentinel=False)
+        forms = [normal_form(t) for t in distinct]
+        have = np.array([bool(f) for f in forms], dtype=bool)[codes]
+        keys.append(hash_strings([f"t:{f}" for f in forms])[codes][have])
         rows.append(np.flatnonzero(have))
     if explicit and explicit in df.columns:
         vals = df[explicit]

@@ -1,9 +1,10 @@
 """Training from Python on your own pairs, without a YAML file: :func:`fit`.
 
 The pairs are written to a Parquet file and trained as a ``pairs`` source by the in-process
-engine (:func:`paralib.train.run.train_local`: the epoch loop of Ray Train's workers, one
-worker, no Ray), with the margin loss and mega-batched hardest negatives (2018 §4). Every
-field of the ``train`` section (docs/CONFIG.md) can be given as a keyword.
+mode of the training engine (:func:`paralib.train.run.train` with ``engine="local"``: the
+training loop of Ray Train's workers, one worker, no Ray), with the margin loss and
+mega-batched hardest negatives (2018 §4). Every field of the ``train`` section
+(docs/CONFIG.md) can be given as a keyword.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def fit(pairs: Iterable[tuple[str, str]] | pd.DataFrame, output: str | os.PathLi
     (16,)
     """
     from paralib.models.pretrained import load
-    from paralib.train.run import train_local
+    from paralib.train.run import train
 
     df = _frame(pairs)
     out = Path(output)
@@ -80,5 +81,5 @@ def fit(pairs: Iterable[tuple[str, str]] | pd.DataFrame, output: str | os.PathLi
             cfg = Config.model_validate({"train": section})
         except ValidationError as exc:
             raise ConfigError(format_errors(exc, "paralib.fit()")) from None
-        train_local(cfg)
+        train(cfg, engine="local")
     return load(out)

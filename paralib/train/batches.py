@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from paralib.models.bags import Bags
 from paralib.models.config import ModelConfig
@@ -31,18 +32,25 @@ def ids_column(side: int, stream: int) -> str:
 
 def token_columns(data: pd.DataFrame, config: ModelConfig, tokenizers: list[Tokenizer]
                   ) -> dict[str, pa.Array]:
-    """``ids1_K`` / ``ids2_K`` of every pair (``s1`` / ``s2``), tokenised in chunks so that
-    no more than :data:`CHUNK` sentences are Python id lists at a time."""
+    """``ids1_K`` / ``ids2_K`` of every pair (``s1`` / ``s2``): each distinct sentence of a
+    side is tokenised once (a corpus repeats its English sentences across languages and
+    versions), in chunks of :data:`CHUNK` sentences, and cut to the stream's ``max_tokens``
+    in Arrow."""
     out: dict[str, pa.Array] = {}
-    sides = {1: data["s1"].tolist(), 2: data["s2"].tolist()}
+    sides = {side: pd.factorize(data[f"s{side}"], use_na_sentinel=False) for side in (1, 2)}
     for k, (tok, cut) in enumerate(token_streams(config, tokenizers)[1]):
-        for side, texts in sides.items():
-            chunks = [pa.array([s[:cut] for s in tok.encode(texts[i:i + CHUNK])],
-                               type=pa.list_(pa.int32()))
-                      for i in range(0, len(texts), CHUNK)]
-            out[ids_column(side, k)] = (pa.concat_arrays(chunks) if chunks
-                                        else pa.array([], type=pa.list_(pa.int32())))
+        for side, (codes, texts) in sides.items():
+            out[ids_column(side, k)] = _encoded(tok, list(texts), cut).take(codes)
     return out
+
+
+def _encoded(tok: Tokenizer, texts: list[str], cut: int | None) -> pa.Array:
+    """The ids of ``texts``, at most ``cut`` per sentence, as Arrow ``list<int32>``."""
+    kind = pa.list_(pa.int32())
+    chunks = [pa.array(tok.encode(texts[i:i + CHUNK]), type=kind)
+              for i in range(0, len(texts), CHUNK)]
+    ids = pa.concat_arrays(chunks) if chunks else pa.array([], type=kind)
+    return ids if cut is None else pc.list_slice(ids, 0, cut)
 
 
 def all_unknown(columns: dict[str, pa.Array], n: int) -> np.ndarray:

@@ -1,32 +1,92 @@
-"""The Ray Train worker loop: DDP over workers, mega-batches from this worker's Ray Data shard,
-a dev score and a checkpoint per epoch, resume from the latest checkpoint (2018 §5.2 setup:
-Adam 0.001, batch 100)."""
+"""The one training loop (:func:`worker`) of both engines: Ray Train's workers (DDP over
+workers, each reading its slice of the pairs from the object store, a checkpoint per epoch,
+resume from the latest) and the in-process engine (one worker, no Ray). What differs between
+them is a :class:`Session`: rank and world, device, where the batches come from and where an
+epoch's result goes (2018 §5.2 setup: Adam 0.001, batch 100)."""
 
 from __future__ import annotations
 
 import logging
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
 import torch
+from torch import nn
 
 from paralib.errors import InputError
 from paralib.models.bags import Bags
 from paralib.models.model import ParaphraseModel
-from paralib.models.pretrained import save_model
+from paralib.models.tokenizers import Tokenizer
 from paralib.train.config import TrainConfig
 from paralib.train.dev import load_dev
 from paralib.train.epoch import collapse_warning, dev_scores, epoch_record, improves
-from paralib.train.progress import counted
-from paralib.train.steps import MegaBatchTrainer, build_optimizer, use_sparse
+from paralib.train.steps import MegaBatchTrainer, Optimizers, StepState, build_optimizer, use_sparse
 
 STATE = "train_state.pt"
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    """What every worker of a run gets (Ray Train's ``train_loop_config``; it pickles): the
+    ``train`` section, the fitted tokenisers, whether negatives come from the other language,
+    the pairs' languages and count, torch threads per worker, whether to train on a GPU, the
+    pairs' Arrow table (a Ray object ref under Ray Train, the table itself in process) and
+    the driver's progress tally (an actor handle, or ``None``)."""
+
+    train: TrainConfig
+    tokenizers: list[Tokenizer]
+    bilingual: bool
+    languages: list[str]
+    pairs: int
+    threads: int = 1
+    use_gpu: bool = False
+    data: Any = None
+    tally: Any = None
+
+
+@dataclass(frozen=True)
+class Epoch:
+    """A finished epoch, as a worker reports it: its history record, its dev score (``None``
+    without a dev set), a collapse warning, the best dev score so far, every epoch's record
+    and the epoch this call of the loop resumed after."""
+
+    metrics: dict[str, Any]
+    score: float | None
+    warning: str | None
+    best: float | None
+    history: list[dict[str, Any]]
+    resumed_from: int
+
+
+class Session(Protocol):
+    """Where a worker runs: :class:`paralib.train.session.RaySession` (a Ray Train worker) or
+    :class:`paralib.train.session.LocalSession` (this process)."""
+
+    rank: int
+    world: int
+    device: torch.device
+
+    def wrap(self, model: ParaphraseModel) -> nn.Module:
+        """The model on this worker's device, wrapped for data parallelism if any."""
+
+    def resume(self) -> dict | None:
+        """The training state to resume from (:func:`read_state`), or ``None``."""
+
+    def started(self, epoch: int) -> None:
+        """Training starts after ``epoch`` epochs."""
+
+    def batches(self, epoch: int) -> Iterable[pa.Table]:
+        """This worker's mini-batches of epoch ``epoch`` (from 0)."""
+
+    def report(self, epoch: Epoch, model: ParaphraseModel, optimizer: Optimizers,
+               state: StepState) -> None:
+        """A finished epoch: keep what the run keeps of it."""
 
 
 def gather_all(e1: torch.Tensor, e2: torch.Tensor, b1: list[Bags], b2: list[Bags],
@@ -128,58 +188,43 @@ def epochs(cfg: TrainConfig, trainer: MegaBatchTrainer, model: ParaphraseModel, 
         yield record, None if dev is None else record["dev_pearson"], warning
 
 
-def train_loop(loop_config: dict) -> None:
-    """``train_loop_per_worker`` of the :class:`ray.train.torch.TorchTrainer`."""
-    import ray.train
-    import ray.train.torch
-
-    cfg = TrainConfig.model_validate(loop_config["train"])
-    ctx = ray.train.get_context()
-    rank, world = ctx.get_world_rank(), ctx.get_world_size()
+def worker(config: LoopConfig, session: Session) -> None:
+    """The one training loop of both engines, for one worker: the model on
+    ``session.device``, resumed from the session's checkpoint, trained epoch by epoch on
+    ``session.batches`` (:func:`epochs`), every epoch reported to the session (which keeps
+    the best epoch: a checkpoint under Ray Train, the weights in memory in process)."""
+    cfg = config.train
+    rank, world = session.rank, session.world
     torch.manual_seed(cfg.seed)
-    torch.set_num_threads(max(1, int(loop_config.get("threads", 1))))
-    model = ParaphraseModel(cfg.model, loop_config["tokenizers"])
+    torch.set_num_threads(config.threads)
+    model = ParaphraseModel(cfg.model, config.tokenizers)
     model.initialise()
-    optimizer = build_optimizer(model, cfg.lr,
-                                use_sparse(cfg, nccl=world > 1 and torch.cuda.is_available()))
-    wrapped = ray.train.torch.prepare_model(model)
+    optimizer = build_optimizer(model, cfg.lr, use_sparse(
+        cfg, nccl=world > 1 and session.device.type == "cuda"))
+    wrapped = session.wrap(model)
     gather = gather_all if cfg.megabatch.across_workers and world > 1 else None
-    trainer = MegaBatchTrainer(cfg, model, optimizer, wrapped, loop_config["bilingual"],
-                               gather, seed=cfg.seed + rank)
-    start, best = 0, None
-    history: list[dict] = []
-    checkpoint = ray.train.get_checkpoint()
-    if checkpoint:
-        with checkpoint.as_directory() as d:
-            saved = read_state(Path(d) / STATE)
+    trainer = MegaBatchTrainer(cfg, model, optimizer, wrapped, config.bilingual, gather,
+                               seed=cfg.seed + rank)
+    start, best, history = 0, None, []
+    saved = session.resume()
+    if saved is not None:
         model.load_state_dict(saved["model"])
         optimizer.load_state_dict(saved["optimizer"])
         trainer.state.step, trainer.state.megabatch = saved["step"], saved["megabatch"]
         start, best, history = saved["epoch"], saved["best"], saved["history"]
     dev = load_dev(cfg.dev)
-    shard = ray.train.get_dataset_shard("train")
-    tally = loop_config.get("tally")  # the driver's progress bar (paralib.train.progress)
-    if tally is not None and rank == 0 and start:
-        tally.add.remote(start * loop_config["pairs"])
-    for metrics, score, warning in epochs(
-            cfg, trainer, model, dev, lambda e: counted(minibatches(shard, cfg, e), tally),
-            start, world, warn=rank == 0):
-        if tally is not None and rank == 0:
-            tally.end_epoch.remote(metrics, warning)
+    session.started(start)
+    for metrics, score, warning in epochs(cfg, trainer, model, dev, session.batches, start,
+                                          world, warn=rank == 0):
         history.append(metrics)
         if improves(score, best):
             best = score
-        with tempfile.TemporaryDirectory() as tmp:
-            ckpt = None
-            if rank == 0:
-                torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                            "epoch": metrics["epoch"], "step": trainer.state.step,
-                            "megabatch": trainer.state.megabatch, "best": best,
-                            "history": history}, Path(tmp) / STATE)
-                info = {"languages": loop_config["languages"], "workers": world,
-                        "pairs": loop_config["pairs"], "epoch": metrics["epoch"], "dev": score,
-                        "history": history, "resumed_from": start}
-                save_model(model, Path(tmp) / "model", tuple(loop_config["languages"]), info,
-                           card(cfg, info))
-                ckpt = ray.train.Checkpoint.from_directory(tmp)
-            ray.train.report(metrics, checkpoint=ckpt)
+        session.report(Epoch(metrics, score, warning, best, history, start), model,
+                       optimizer, trainer.state)
+
+
+def train_loop(config: LoopConfig) -> None:
+    """``train_loop_per_worker`` of the :class:`ray.train.torch.TorchTrainer`."""
+    from paralib.train.session import RaySession
+
+    worker(config, RaySession(config))

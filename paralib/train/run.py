@@ -1,14 +1,15 @@
-"""``paralib train``: fit tokenisers on the pairs, run the Ray Train ``TorchTrainer``, keep the
-best epoch on dev as the model folder, and write a training report (2018 §5.2, 2019 §3.1)."""
+"""``paralib train``: fit tokenisers on the pairs, run the one training loop on Ray Train's
+workers (or, ``engine: local``, in this process without Ray), keep the best epoch on dev as the
+model folder, and write one training report (2018 §5.2, 2019 §3.1)."""
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
 import pandas as pd
 import pyarrow as pa
@@ -23,12 +24,11 @@ from paralib.models.pretrained import save_model
 from paralib.runtime import call_watched, check_fits, init_ray, stall_timeout
 from paralib.train.batches import all_unknown, token_columns
 from paralib.train.config import TrainConfig
-from paralib.train.dev import load_dev
-from paralib.train.epoch import improves
 from paralib.train.identity import check_run
-from paralib.train.loop import card, epochs, train_loop
+from paralib.train.loop import LoopConfig, card, train_loop, worker
 from paralib.train.progress import ControllerHandle, TrainBar
 from paralib.train.report import write_report
+from paralib.train.session import LocalSession
 from paralib.train.sources import (
     SourceError,
     decontamination_counts,
@@ -36,7 +36,7 @@ from paralib.train.sources import (
     shortage,
     vocabulary_sample,
 )
-from paralib.train.steps import MegaBatchTrainer, build_optimizer, use_sparse
+from paralib.train.timing import Clock, background
 
 log = logging.getLogger(__name__)
 
@@ -110,77 +110,196 @@ def _last_info(checkpoint) -> dict:
         return json.loads(f.read())["info"]
 
 
+@dataclass
+class Outcome:
+    """What a run of either mode leaves: the model folder written, the kept epoch and its
+    dev score, every epoch's record, where it resumed, and how it ran."""
+
+    best_epoch: int
+    dev_pearson: float | None
+    history: list[dict]
+    workers: int
+    gpu: bool
+    resumed_from: int = 0
+    run: str | None = None
+
+
 def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
-          fresh: bool = False) -> TrainingSummary:
-    """Train the configured encoder; returns the summary written to ``training.json``.
+          fresh: bool = False, engine: Literal["ray", "local"] = "ray",
+          trained: bool = True) -> TrainingSummary:
+    """Train the configured encoder into ``train.output``; returns the summary written to
+    ``training.json``.
 
-    A run of the same ``train.name`` resumes from its latest checkpoint when its config is
-    the same (:mod:`paralib.train.identity`); ``fresh`` starts it over.
+    ``engine: ray`` runs the training loop (:func:`paralib.train.loop.worker`) on Ray Train's
+    workers: a run of the same ``train.name`` resumes from its latest checkpoint when its
+    config is the same (:mod:`paralib.train.identity`), ``fresh`` starts it over, and
+    ``callbacks`` go to the trainer's ``RunConfig`` (e.g. Ray Tune's ``TuneReportCallback``).
+    When no pair is trained for ``ray.stall_timeout_s`` the run is aborted and
+    :class:`paralib.runtime.StallError` names it and how far it got.
 
-    ``callbacks`` go to the trainer's ``RunConfig`` (e.g. Ray Tune's ``TuneReportCallback``,
-    which forwards every epoch's ``ray.train.report`` metrics to the enclosing Tune trial).
-
-    When no pair is trained for ``ray.stall_timeout_s`` (workers that never get their
-    resources, a hung worker) the run is aborted and :class:`paralib.runtime.StallError`
-    names it and how far it got.
+    ``engine: local`` runs the same loop in this process with one worker and without Ray (the
+    engine of small experiment runs, where starting Ray Train would dominate a run of a
+    minute): no checkpoints, the best epoch's weights kept in memory. ``trained=False``
+    (local only) writes the initial model (fitted tokenisers, initial weights): what
+    encoding speed needs, since speed does not depend on the weights.
     """
-    import ray
+    tcfg = cfg.train
+    clock = Clock()
+    check_replaceable(Path(tcfg.output))  # before any work: never replace a user's folder
+    if engine == "local":
+        prepared = prepare(cfg)
+        clock.lap("prepare")
+        outcome = _fit_local(tcfg, prepared, trained)
+    else:
+        if not trained:
+            raise ValueError("trained=False writes an initial model in process: use "
+                             "engine='local'")
+        prepared, outcome = _fit_ray(cfg, progress, callbacks, fresh, clock)
+    clock.lap("train")
+    summary = _summary(tcfg, prepared, outcome, engine, trained, clock.laps)
+    out = Path(tcfg.output)
+    if len(prepared.rejects):
+        prepared.rejects.to_parquet(out / "rejects.parquet", index=False)
+    if outcome.history:
+        write_report(out, summary)
+    return summary
+
+
+def _summary(tcfg: TrainConfig, prepared: Prepared, outcome: Outcome, engine: str,
+             trained: bool, timings: dict[str, float]) -> TrainingSummary:
+    """The one summary of both modes (``training.json``)."""
+    bilingual, languages = _languages(tcfg, prepared.data)
+    return TrainingSummary(
+        model=str(Path(tcfg.output)), pairs=len(prepared.data),
+        rejected=len(prepared.rejects), best_epoch=outcome.best_epoch, dev=tcfg.dev,
+        dev_pearson=outcome.dev_pearson, workers=outcome.workers, gpu=outcome.gpu,
+        bilingual=bilingual, languages=languages, history=outcome.history,
+        resumed_from_epoch=outcome.resumed_from, run=outcome.run,
+        decontaminated=(decontamination_counts(prepared.rejects) if tcfg.decontaminate
+                        else "off (train.decontaminate: false)"),
+        engine=engine, trained=trained, timings=timings)
+
+
+def loop_config(tcfg: TrainConfig, prepared: Prepared, use_gpu: bool, data: Any,
+                tally: Any = None) -> LoopConfig:
+    """The typed config every worker of the run gets."""
+    bilingual, languages = _languages(tcfg, prepared.data)
+    return LoopConfig(train=tcfg, tokenizers=prepared.tokenizers, bilingual=bilingual,
+                      languages=languages, pairs=len(prepared.data),
+                      threads=max(1, int(tcfg.cpus_per_worker)), use_gpu=use_gpu, data=data,
+                      tally=tally)
+
+
+def _fit_local(tcfg: TrainConfig, prepared: Prepared, trained: bool) -> Outcome:
+    """The training loop in this process (one worker, no Ray); writes the model folder."""
+    use_gpu = bool(tcfg.use_gpu)
+    config = loop_config(tcfg, prepared, use_gpu, prepared.table(_id_columns(prepared)))
+    session = LocalSession(config)
+    if trained:
+        worker(config, session)
+    else:  # the initial model: seeded as the loop seeds it
+        torch.manual_seed(tcfg.seed)
+    model = session.model if session.model is not None else _initial(config)
+    if session.best_state is not None:
+        model.load_state_dict(session.best_state)
+    model.cpu()
+    info = {"languages": config.languages, "workers": 1, "pairs": config.pairs,
+            "epoch": session.best_epoch, "dev": session.best_score,
+            "history": session.history}
+    save_model(model, Path(tcfg.output), tuple(config.languages), info, card(tcfg, info))
+    return Outcome(session.best_epoch, session.best_score, session.history, 1, use_gpu)
+
+
+def _initial(config: LoopConfig) -> ParaphraseModel:
+    """The untrained model of ``config`` (fitted tokenisers, initial weights)."""
+    model = ParaphraseModel(config.train.model, config.tokenizers)
+    model.initialise()
+    return model
+
+
+def _id_columns(prepared: Prepared) -> list[str]:
+    """The columns the workers read beside the token ids: groups, and labels if any."""
+    return ["group"] + (["label"] if "label" in prepared.data.columns else [])
+
+
+def scaling_config(tcfg: TrainConfig, use_gpu: bool):
+    """Ray Train's ``ScalingConfig``: ``train.workers`` workers of ``train.cpus_per_worker``
+    CPUs, and one GPU each when ``use_gpu`` (DDP over every GPU of a node: workers = GPUs)."""
     import ray.train
-    from ray.train.torch import TorchTrainer
+
+    return ray.train.ScalingConfig(
+        num_workers=tcfg.workers, use_gpu=use_gpu,
+        resources_per_worker={"CPU": tcfg.cpus_per_worker, **({"GPU": 1} if use_gpu else {})})
+
+
+def _fit_ray(cfg: Config, progress: bool, callbacks: list | None, fresh: bool,
+             clock: Clock) -> tuple[Prepared, Outcome]:
+    """The training loop on Ray Train's workers; Ray starts while the pairs are prepared,
+    and the pairs' table goes to the object store once (the workers map it)."""
+    import ray
 
     tcfg = cfg.train
-    # before any work: never replace a user's folder, never resume another config's run
-    check_replaceable(Path(tcfg.output))
     storage, storage_filesystem = _storage(tcfg.storage_path), None
-    check_run(tcfg, fs.join(storage, tcfg.name), cfg.s3.options(), fresh)
+    # before any work: never resume another config's run
+    check_run(tcfg, fs.join(storage, tcfg.name), cfg.s3.options(), fresh,
+              reads={"decontaminate": cfg.decontaminate})
+    # Ray starts here (in this thread: the processes it starts end with the thread that
+    # started them) while another thread prepares the pairs
+    preparing = background(prepare, cfg)
     resources = init_ray(cfg.ray)
+    clock.lap("ray_init")
+    prepared = preparing.result()
+    clock.lap("prepare")
     use_gpu = tcfg.use_gpu if tcfg.use_gpu is not None else resources.get("GPU", 0) > 0
     check_fits(cfg.ray, {"CPU": tcfg.cpus_per_worker, "GPU": 1.0 if use_gpu else 0.0},
                "train.workers x train.cpus_per_worker", count=tcfg.workers)
-    prepared = prepare(cfg)
-    data, rejects, tokenizers = prepared.data, prepared.rejects, prepared.tokenizers
-    bilingual, languages = _languages(tcfg, data)
-    # the workers read the token ids (paralib.train.batches.pair_batch): the texts stay here
-    cols = ["group"] + (["label"] if "label" in data.columns else [])
-    log.info("training on %d pairs (%d rejected), %d worker(s), gpu=%s", len(data),
-             len(rejects), tcfg.workers, use_gpu)
+    log.info("training on %d pairs (%d rejected), %d worker(s), gpu=%s", len(prepared.data),
+             len(prepared.rejects), tcfg.workers, use_gpu)
     if fs.is_s3(storage):
         storage_filesystem, storage = fs.resolve(storage, cfg.s3.options())
+    data = ray.put(prepared.table(_id_columns(prepared)))
+    clock.lap("ship")
     stall_s = stall_timeout()
-    bar = TrainBar(len(data) * tcfg.epochs, tcfg.epochs, progress, desc=f"train {tcfg.name}",
-                   watched=stall_s is not None)
+    bar = TrainBar(len(prepared.data) * tcfg.epochs, tcfg.epochs, progress,
+                   desc=f"train {tcfg.name}", watched=stall_s is not None)
 
     def fit():
-        """The pairs to Ray Data (its metadata task waits for a CPU too), then the trainer;
-        nothing starts once the stall watch has given up."""
-        dataset = ray.data.from_arrow(prepared.table(cols))
+        """The trainer; nothing starts once the stall watch has given up."""
+        from ray.train.torch import TorchTrainer
+
         trainer = TorchTrainer(
-            train_loop,
-            train_loop_config={"train": tcfg.model_dump(mode="json"), "tokenizers": tokenizers,
-                               "bilingual": bilingual, "languages": languages, "pairs": len(data),
-                               "threads": max(1, int(tcfg.cpus_per_worker)), "tally": tally},
-            scaling_config=ray.train.ScalingConfig(
-                num_workers=tcfg.workers, use_gpu=use_gpu,
-                resources_per_worker={"CPU": tcfg.cpus_per_worker,
-                                      **({"GPU": 1} if use_gpu else {})}),
-            run_config=ray.train.RunConfig(
-                name=tcfg.name, storage_path=storage, storage_filesystem=storage_filesystem,
-                callbacks=[*(callbacks or []), *([ControllerHandle(tally)] if tally else [])],
-                checkpoint_config=ray.train.CheckpointConfig(
-                    num_to_keep=tcfg.keep_checkpoints,
-                    checkpoint_score_attribute="dev_pearson" if tcfg.dev != "none" else None,
-                    checkpoint_score_order="max")),
-            datasets={"train": dataset},
-        )
+            train_loop, train_loop_config=loop_config(tcfg, prepared, use_gpu, data, tally),
+            scaling_config=scaling_config(tcfg, use_gpu),
+            run_config=_run_config(tcfg, storage, storage_filesystem,
+                                   [*(callbacks or []),
+                                    *([ControllerHandle(tally)] if tally else [])]))
         return None if bar.aborted.is_set() else trainer.fit()
 
     with bar as tally:  # one progress bar and the stall watch, fed by the workers
         result = call_watched(
             fit, stall_s, f"train {tcfg.name}", bar.progress, bar.state, bar.abort,
-            why="its data or its workers wait for resources that no node has free (see `ray "
-            "status`; on an autoscaling cluster, nodes it cannot add), or a worker hangs")
+            why="its workers wait for resources that no node has free (see `ray status`; on "
+            "an autoscaling cluster, nodes it cannot add), or a worker hangs")
     for warning in bar.warnings:
         log.warning("%s: %s", tcfg.name, warning)
+    return prepared, _keep_best(tcfg, result, use_gpu)
+
+
+def _run_config(tcfg: TrainConfig, storage: str, storage_filesystem, callbacks: list):
+    """Ray Train's ``RunConfig``: the run's folder and the checkpoints it keeps."""
+    import ray.train
+
+    return ray.train.RunConfig(
+        name=tcfg.name, storage_path=storage, storage_filesystem=storage_filesystem,
+        callbacks=callbacks,
+        checkpoint_config=ray.train.CheckpointConfig(
+            num_to_keep=tcfg.keep_checkpoints,
+            checkpoint_score_attribute="dev_pearson" if tcfg.dev != "none" else None,
+            checkpoint_score_order="max"))
+
+
+def _keep_best(tcfg: TrainConfig, result, use_gpu: bool) -> Outcome:
+    """The run's best checkpoint on dev (its latest without a dev set) as the model folder."""
     best = result.get_best_checkpoint("dev_pearson", "max") if tcfg.dev != "none" else None
     best = best or result.checkpoint
     if best is None:
@@ -192,71 +311,5 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
         replace_with(Path(tmp) / "model", out)
     info = json.loads((out / "config.json").read_text())["info"]
     last = _last_info(result.checkpoint) if result.checkpoint else info
-    summary = TrainingSummary(
-        model=str(out), pairs=len(data), rejected=len(rejects), best_epoch=info["epoch"],
-        dev=tcfg.dev, dev_pearson=info.get("dev"), workers=tcfg.workers, gpu=use_gpu,
-        bilingual=bilingual, languages=languages, history=last["history"],
-        resumed_from_epoch=last.get("resumed_from", 0),
-        run=f"{_storage(tcfg.storage_path)}/{tcfg.name}",
-        decontaminated=(decontamination_counts(rejects) if tcfg.decontaminate
-                        else "off (train.decontaminate: false)"))
-    if len(rejects):
-        rejects.to_parquet(out / "rejects.parquet", index=False)
-    write_report(out, summary)
-    return summary
-
-
-def train_local(cfg: Config, trained: bool = True) -> TrainingSummary:
-    """Train ``cfg.train`` in this process, without Ray (the ``local`` engine of small
-    experiment runs, where starting Ray Train, about 13 s, would dominate a run of a
-    minute), and write the model folder ``cfg.train.output``; returns the summary written to
-    ``training.json``.
-
-    The same epoch loop as Ray Train's workers (:func:`paralib.train.loop.epochs`) with one
-    worker: the pairs reshuffled every epoch, the model ending with the weights of its best
-    epoch on dev (2018 §5.2; the last epoch when there is no dev set). ``trained=False``
-    writes the initial model (fitted tokenisers, initial weights): what encoding speed
-    needs, since speed does not depend on the weights."""
-    tcfg = cfg.train
-    check_replaceable(Path(tcfg.output))  # before any work: never replace a user's folder
-    torch.manual_seed(tcfg.seed)
-    torch.set_num_threads(max(1, int(tcfg.cpus_per_worker)))
-    prepared = prepare(cfg)
-    data, rejects = prepared.data, prepared.rejects
-    bilingual, languages = _languages(tcfg, data)
-    model = ParaphraseModel(tcfg.model, prepared.tokenizers)
-    model.initialise()
-    best_epoch, best_score, best_state, history = 0, None, None, []
-    if trained:
-        table = prepared.table([c for c in ("group", "label") if c in data.columns])
-        trainer = MegaBatchTrainer(tcfg, model, build_optimizer(model, tcfg.lr, use_sparse(tcfg)),
-                                   bilingual=bilingual, seed=tcfg.seed)
-        dev = load_dev(tcfg.dev)
-
-        def batches(epoch: int) -> list[pa.Table]:
-            # the row order pandas would give the whole frame, without copying it
-            order = data.index.to_series().sample(frac=1.0,
-                                                  random_state=tcfg.seed + epoch).to_numpy()
-            return [table.take(order[i:i + tcfg.batch_size])
-                    for i in range(0, len(order), tcfg.batch_size)]
-
-        for record, score, _ in epochs(tcfg, trainer, model, dev, batches):
-            history.append(record)
-            if dev is None or best_state is None or improves(score, best_score):
-                best_epoch, best_score = record["epoch"], score
-                best_state = copy.deepcopy(model.state_dict())
-        if best_state is not None:
-            model.load_state_dict(best_state)
-    out = Path(tcfg.output)
-    info = {"languages": languages, "workers": 1, "pairs": len(data), "epoch": best_epoch,
-            "dev": best_score, "history": history}
-    save_model(model, out, tuple(languages), info, card(tcfg, info))
-    summary = TrainingSummary(
-        model=str(out), pairs=len(data), rejected=len(rejects), best_epoch=best_epoch,
-        dev=tcfg.dev, dev_pearson=best_score, workers=1, gpu=False, bilingual=bilingual,
-        languages=languages, history=history, engine="local", trained=trained)
-    if len(rejects):
-        rejects.to_parquet(out / "rejects.parquet", index=False)
-    if history:
-        write_report(out, summary)
-    return summary
+    return Outcome(info["epoch"], info.get("dev"), last["history"], tcfg.workers, use_gpu,
+                   last.get("resumed_from", 0), f"{_storage(tcfg.storage_path)}/{tcfg.name}")
