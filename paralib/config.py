@@ -26,11 +26,14 @@ from paralib.lm.config import LMConfig
 from paralib.mine.config import MineConfig
 from paralib.overrides import OverrideError, parse, set_path
 from paralib.schema import (
+    ChangesResults,
+    ChangesResultsIfSet,
+    ChangesResultsRekeyed,
     ExpandedPath,
-    Keyed,
-    KeyedIfSet,
+    KeptForOldRecords,
+    NotResults,
+    Resumable,
     Strict,
-    Unkeyed,
     format_errors,
     read_yaml,
 )
@@ -47,34 +50,34 @@ class RayConfig(Strict):
     """How to reach Ray: ``address: null`` starts an embedded local instance (``ray.init()``)."""
 
     # null: start an embedded local Ray; ``auto`` or ``ray://…``: join a cluster
-    address: Keyed[str | None] = None
+    address: KeptForOldRecords[str | None] = None
     # CPUs of the embedded Ray; null: every core
-    num_cpus: Keyed[int | None] = Field(default=None, ge=1)
+    num_cpus: KeptForOldRecords[int | None] = Field(default=None, ge=1)
     # start the embedded Ray's dashboard; null: Ray's default
-    include_dashboard: Keyed[bool | None] = None
+    include_dashboard: KeptForOldRecords[bool | None] = None
     # a stage that makes no progress (no shard part written) for this long fails with a
     # message instead of waiting forever; null: wait forever
-    stall_timeout_s: Unkeyed[float | None] = Field(default=1800.0, gt=0)
+    stall_timeout_s: NotResults[float | None] = Field(default=1800.0, gt=0)
     # the cluster launcher YAML of a joined, autoscaling cluster (e.g. cluster/aws.yaml): its
     # available_node_types are what the autoscaler can add, so a request that fits none of
     # them fails at once instead of waiting (without it, such a request only warns)
-    node_types: Unkeyed[ExpandedPath | None] = None
+    node_types: NotResults[ExpandedPath | None] = None
 
 
 class S3Config(Strict):
     """S3 access; ``endpoint_url`` selects an S3-compatible store (MinIO, moto)."""
 
     # S3-compatible endpoint (MinIO, moto); null: AWS
-    endpoint_url: Keyed[str | None] = Field(default=None, pattern=r"^https?://")
+    endpoint_url: KeptForOldRecords[str | None] = Field(default=None, pattern=r"^https?://")
     # S3 region
-    region: Keyed[str] = "us-east-1"
+    region: KeptForOldRecords[str] = "us-east-1"
     # S3 access key; null: the ``AWS_*`` environment variables
-    access_key: Keyed[str | None] = None
+    access_key: KeptForOldRecords[str | None] = None
     # S3 secret key; null: the ``AWS_*`` environment variables
-    secret_key: Keyed[str | None] = None
+    secret_key: KeptForOldRecords[str | None] = None
     # tries of every S3 request, with exponential backoff between them (botocore's
     # "standard" retry mode and pyarrow's AWS standard strategy): rides out short outages
-    max_attempts: Unkeyed[int] = Field(default=10, ge=1)
+    max_attempts: NotResults[int] = Field(default=10, ge=1)
 
     def options(self) -> S3Options:
         """The picklable connection options used by readers and writers."""
@@ -90,18 +93,19 @@ class DecontaminateConfig(Strict):
     matching on its sources unless ``train.decontaminate`` is false."""
 
     # folder of the training-ready corpus, local or ``s3://``
-    output: ExpandedPath = "output/decontaminate"
+    output: NotResults[ExpandedPath] = "output/decontaminate"
     # tokens of the shared window that matches a long sentence to an evaluation one
-    ngram: int = Field(default=10, ge=2)
+    ngram: ChangesResults[int] = Field(default=10, ge=2)
     # sentences of at least this many tokens are also matched on ``ngram`` windows
-    min_tokens: int = Field(default=10, ge=1)
+    min_tokens: ChangesResults[int] = Field(default=10, ge=1)
     # remove exact duplicate pairs
-    dedupe: bool = True
+    dedupe: ChangesResults[bool] = True
     # delete the output first instead of resuming
-    overwrite: bool = False
-    actors: int = Field(default=2, ge=1)  # the matching actor pool grows up to this many
+    overwrite: NotResults[bool] = False
+    # the matching actor pool grows up to this many
+    actors: NotResults[int] = Field(default=2, ge=1)
     # CPUs each matching actor reserves
-    num_cpus_per_actor: float = Field(default=0.5, gt=0)
+    num_cpus_per_actor: NotResults[float] = Field(default=0.5, gt=0)
 
 
 class BacktranslateConfig(Strict):
@@ -112,55 +116,55 @@ class BacktranslateConfig(Strict):
     """
 
     # CTranslate2 model folder into English (with ``source.spm``, ``target.spm``)
-    model: Keyed[ExpandedPath] = "{models}/de-en"
+    model: ChangesResults[ExpandedPath] = "{models}/de-en"
     # one model per source language (``{de: "{models}/de-en", fr: ...}``), for bitext of
     # several languages in one run; when set, ``model`` is not used
-    models: KeyedIfSet[dict[str, ExpandedPath]] = Field(default_factory=dict)
+    models: ChangesResultsIfSet[dict[str, ExpandedPath]] = Field(default_factory=dict)
     # folder of the translated pairs, local or ``s3://``
-    output: Keyed[ExpandedPath] = "output/backtranslate"
+    output: KeptForOldRecords[ExpandedPath] = "output/backtranslate"
     # beam size (ParaNMT used 12)
-    beam_size: Keyed[int] = Field(default=4, ge=1, le=64)
+    beam_size: ChangesResults[int] = Field(default=4, ge=1, le=64)
     # k of the k-best list kept per sentence (≤ ``beam_size``; 2017 §3)
-    num_hypotheses: Keyed[int] = Field(default=1, ge=1, le=50)
+    num_hypotheses: ChangesResults[int] = Field(default=1, ge=1, le=50)
     # beam search length penalty (CTranslate2)
-    length_penalty: Keyed[float] = 1.0
+    length_penalty: ChangesResults[float] = 1.0
     # source tokens per sentence; longer ones are truncated
-    max_input_length: Keyed[int] = Field(default=128, ge=1)
+    max_input_length: ChangesResults[int] = Field(default=128, ge=1)
     # most target tokens of a hypothesis
-    max_decoding_length: Keyed[int] = Field(default=128, ge=1)
+    max_decoding_length: ChangesResults[int] = Field(default=128, ge=1)
     # CTranslate2 batch size, in ``batch_type`` units
-    batch_size: Keyed[int] = Field(default=1024, ge=1)
+    batch_size: ChangesResults[int] = Field(default=1024, ge=1)
     # whether ``batch_size`` counts ``tokens`` or ``examples``
-    batch_type: Keyed[Literal["examples", "tokens"]] = "tokens"
+    batch_type: ChangesResults[Literal["examples", "tokens"]] = "tokens"
     # rows per call of an actor; null: a whole shard (on a GPU actor ``bitext.shard_rows``: Ray Data
     # needs a number there)
-    rows_per_batch: Keyed[int | None] = Field(default=None, ge=1)
+    rows_per_batch: KeptForOldRecords[int | None] = Field(default=None, ge=1)
     # CTranslate2 compute type (``auto``, ``int8``, ``float16``, …)
-    compute_type: Keyed[str] = "auto"
+    compute_type: Resumable[ChangesResults[str]] = "auto"
     # ``auto`` (GPU if the cluster has one), ``cpu`` or ``cuda``
-    device: Keyed[Literal["auto", "cpu", "cuda"]] = "auto"
+    device: Resumable[ChangesResults[Literal["auto", "cpu", "cuda"]]] = "auto"
     # most translation actors: the pool autoscales from ``min_actors`` to this
-    actors: Keyed[int] = Field(default=2, ge=1)
+    actors: KeptForOldRecords[int] = Field(default=2, ge=1)
     # fewest translation actors
-    min_actors: Keyed[int] = Field(default=1, ge=1)
+    min_actors: KeptForOldRecords[int] = Field(default=1, ge=1)
     # CPUs each CPU actor reserves
-    num_cpus_per_actor: Keyed[float] = Field(default=0.5, gt=0)
+    num_cpus_per_actor: KeptForOldRecords[float] = Field(default=0.5, gt=0)
     # CTranslate2 threads per translation (``intra_threads``; 0: its default)
-    intra_threads: Keyed[int] = Field(default=1, ge=0)
+    intra_threads: KeptForOldRecords[int] = Field(default=1, ge=0)
     # CTranslate2 workers per actor, each translating its own batches of a call in parallel
     # (``inter_threads``); one actor with ``inter_threads`` = cores balances a call's batches
     # over the cores itself
-    inter_threads: Unkeyed[int] = Field(default=1, ge=1)
+    inter_threads: NotResults[int] = Field(default=1, ge=1)
     # each actor reads, translates and writes whole shards (one Ray Data operator); false:
     # read tasks → actor pool → write tasks, which overlaps slow reads (many small s3 shards)
     # with translation at the cost of copying every row through the object store
-    fuse_io: Unkeyed[bool] = True
+    fuse_io: NotResults[bool] = True
     # actors sharing each GPU (a fraction each), so one tokenises while another translates
-    actors_per_gpu: Unkeyed[int] = Field(default=1, ge=1)
+    actors_per_gpu: NotResults[int] = Field(default=1, ge=1)
     # custom Ray resources each actor requests (``{name: amount}``)
-    actor_resources: Keyed[dict[str, float]] = Field(default_factory=dict)
+    actor_resources: KeptForOldRecords[dict[str, float]] = Field(default_factory=dict)
     # delete the output first instead of resuming
-    overwrite: Keyed[bool] = False
+    overwrite: KeptForOldRecords[bool] = False
 
     @field_validator("models")
     @classmethod
@@ -189,15 +193,15 @@ class PivotConfig(BacktranslateConfig):
     (English→X, ``pivot_hypotheses``-best) → ``model_back`` (X→English, ``num_hypotheses``-best).
     """
 
-    inputs: Keyed[list[InputConfig]] = Field(default_factory=list)
+    inputs: ChangesResults[list[InputConfig]] = Field(default_factory=list)
     # English→X CTranslate2 model folder: the first leg of the round trip
-    model: Keyed[ExpandedPath] = "{models}/en-de"
+    model: ChangesResults[ExpandedPath] = "{models}/en-de"
     # X→English model folder: the second leg (``num_hypotheses``-best)
-    model_back: Keyed[ExpandedPath] = "{models}/de-en"
+    model_back: ChangesResults[ExpandedPath] = "{models}/de-en"
     # k-best of the first leg (≤ ``beam_size``): each is translated back
-    pivot_hypotheses: Keyed[int] = Field(default=1, ge=1, le=50)
+    pivot_hypotheses: ChangesResults[int] = Field(default=1, ge=1, le=50)
     # folder of the round-trip pairs, local or ``s3://``
-    output: Keyed[ExpandedPath] = "output/pivot"
+    output: KeptForOldRecords[ExpandedPath] = "output/pivot"
 
     @model_validator(mode="after")
     def _pivot_fits_beam(self) -> PivotConfig:
@@ -211,32 +215,32 @@ class ParaphraseConfig(BacktranslateConfig):
     """``paralib paraphrase``: k-best paraphrases of English text from an English→English
     model trained on selected pairs (ParaNMT 2018 §6)."""
 
-    inputs: Keyed[list[InputConfig]] = Field(default_factory=list)
+    inputs: ChangesResults[list[InputConfig]] = Field(default_factory=list)
     # English→English CTranslate2 model folder (``paralib mt train`` on selected pairs)
-    model: Keyed[ExpandedPath] = "{models}/en-en-paraphrase"
+    model: ChangesResults[ExpandedPath] = "{models}/en-en-paraphrase"
     # folder of the paraphrases, local or ``s3://``
-    output: Keyed[ExpandedPath] = "output/paraphrase"
+    output: KeptForOldRecords[ExpandedPath] = "output/paraphrase"
 
 
 class MTModelConfig(Strict):
     """Size of the Marian Transformer trained by ``paralib mt train``."""
 
     # pieces of the joint SentencePiece vocabulary of both languages
-    vocab_size: Keyed[int] = Field(default=8000, ge=100)
+    vocab_size: ChangesResults[int] = Field(default=8000, ge=100)
     # width of the embeddings and hidden states
-    d_model: Keyed[int] = Field(default=256, ge=16)
+    d_model: ChangesResults[int] = Field(default=256, ge=16)
     # Transformer encoder layers
-    encoder_layers: Keyed[int] = Field(default=3, ge=1)
+    encoder_layers: ChangesResults[int] = Field(default=3, ge=1)
     # Transformer decoder layers
-    decoder_layers: Keyed[int] = Field(default=3, ge=1)
+    decoder_layers: ChangesResults[int] = Field(default=3, ge=1)
     # attention heads per layer
-    attention_heads: Keyed[int] = Field(default=4, ge=1)
+    attention_heads: ChangesResults[int] = Field(default=4, ge=1)
     # inner width of the feed-forward blocks
-    ffn_dim: Keyed[int] = Field(default=1024, ge=16)
+    ffn_dim: ChangesResults[int] = Field(default=1024, ge=16)
     # dropout probability
-    dropout: Keyed[float] = Field(default=0.1, ge=0, lt=1)
+    dropout: ChangesResults[float] = Field(default=0.1, ge=0, lt=1)
     # most positions of a sentence (validation and test sides cut to this − 2)
-    max_positions: Keyed[int] = Field(default=256, ge=16)
+    max_positions: ChangesResults[int] = Field(default=256, ge=16)
 
 
 class MTTrainConfig(Strict):
@@ -245,53 +249,53 @@ class MTTrainConfig(Strict):
     (``auto``: CUDA when there is one, with bfloat16 autocast)."""
 
     # source language (``en`` → X reverses the bitext)
-    src_lang: Keyed[str] = "de"
+    src_lang: ChangesResults[str] = "de"
     # target language
-    tgt_lang: Keyed[str] = "en"
-    inputs: Keyed[list[InputConfig]] = Field(default_factory=list)
-    corpora: KeyedIfSet[list[CorpusRef]] = Field(default_factory=list)
+    tgt_lang: ChangesResults[str] = "en"
+    inputs: ChangesResults[list[InputConfig]] = Field(default_factory=list)
+    corpora: ChangesResultsIfSet[list[CorpusRef]] = Field(default_factory=list)
     # drop pairs with a side in an evaluation set of ``paralib evaluate`` or in the model's own
     # validation and test sides; false only where that is the point
-    decontaminate: KeyedIfSet[bool] = True
+    decontaminate: ChangesResultsIfSet[bool] = True
     # rows per shard of the prepared bitext
-    shard_rows: KeyedIfSet[int] = Field(default=20_000, ge=1)
+    shard_rows: ChangesResultsIfSet[int] = Field(default=20_000, ge=1)
     # ``auto`` (CUDA with bfloat16 autocast when there is one), ``cpu`` or ``cuda``
-    device: KeyedIfSet[Literal["auto", "cpu", "cuda"]] = "auto"
+    device: ChangesResultsIfSet[Literal["auto", "cpu", "cuda"]] = "auto"
     # source side of the validation set (validation loss), one sentence a line
-    valid_src: Keyed[ExpandedPath | None] = None
+    valid_src: ChangesResults[ExpandedPath | None] = None
     # target side of the validation set
-    valid_ref: Keyed[ExpandedPath | None] = None
+    valid_ref: ChangesResults[ExpandedPath | None] = None
     # source side of the test set (BLEU after training), one sentence a line
-    test_src: Keyed[ExpandedPath | None] = None
+    test_src: ChangesResults[ExpandedPath | None] = None
     # target side of the test set
-    test_ref: Keyed[ExpandedPath | None] = None
+    test_ref: ChangesResults[ExpandedPath | None] = None
     # folder of the prepared data, checkpoints and the trained model
-    output: Keyed[ExpandedPath] = "runs/mt-de-en"
-    model: Keyed[MTModelConfig] = Field(default_factory=MTModelConfig)
+    output: KeptForOldRecords[ExpandedPath] = "runs/mt-de-en"
+    model: ChangesResults[MTModelConfig] = Field(default_factory=MTModelConfig)
     # tokens per training batch
-    batch_tokens: Keyed[int] = Field(default=3000, ge=16)
+    batch_tokens: ChangesResults[int] = Field(default=3000, ge=16)
     # pairs with a side longer than this many pieces are left out
-    max_len: Keyed[int] = Field(default=64, ge=4)
+    max_len: ChangesResults[int] = Field(default=64, ge=4)
     # peak learning rate, after warm-up
-    lr: Keyed[float] = Field(default=1e-3, gt=0)
+    lr: ChangesResults[float] = Field(default=1e-3, gt=0)
     # steps of learning-rate warm-up
-    warmup_steps: Keyed[int] = Field(default=800, ge=0)
+    warmup_steps: ChangesResults[int] = Field(default=800, ge=0)
     # label smoothing of the cross-entropy
-    label_smoothing: Keyed[float] = Field(default=0.1, ge=0, lt=1)
+    label_smoothing: ChangesResults[float] = Field(default=0.1, ge=0, lt=1)
     # stop after this many steps
-    max_steps: Keyed[int] = Field(default=100_000, ge=1)
+    max_steps: ChangesResults[int] = Field(default=100_000, ge=1)
     # stop after this many minutes of training
-    time_budget_minutes: Keyed[float] = Field(default=90.0, gt=0)
+    time_budget_minutes: ChangesResults[float] = Field(default=90.0, gt=0)
     # steps between validations and checkpoints
-    eval_every: Keyed[int] = Field(default=1000, ge=1)
+    eval_every: ChangesResults[int] = Field(default=1000, ge=1)
     # the last this many checkpoints are averaged into the model
-    average_last: Keyed[int] = Field(default=4, ge=1)
+    average_last: ChangesResults[int] = Field(default=4, ge=1)
     # beam size of the test decoding
-    beam_size: Keyed[int] = Field(default=4, ge=1)
+    beam_size: ChangesResults[int] = Field(default=4, ge=1)
     # torch CPU threads; 0: every core
-    threads: Keyed[int] = Field(default=0, ge=0)
+    threads: KeptForOldRecords[int] = Field(default=0, ge=0)
     # random seed
-    seed: Keyed[int] = 1
+    seed: ChangesResults[int] = 1
 
     _unique = field_validator("inputs")(classmethod(lambda cls, v: unique_corpora(v)))
 
@@ -308,22 +312,23 @@ class Config(Strict):
     each output path is written once. A reference to no stage, or stages that read each other
     in a cycle, is an error."""
 
-    ray: Keyed[RayConfig] = Field(default_factory=RayConfig)
-    s3: Keyed[S3Config] = Field(default_factory=S3Config)
-    bitext: Keyed[BitextConfig] = Field(default_factory=BitextConfig)
-    backtranslate: Keyed[BacktranslateConfig] = Field(default_factory=BacktranslateConfig)
-    pivot: Keyed[PivotConfig] = Field(default_factory=PivotConfig)
-    paraphrase: Keyed[ParaphraseConfig] = Field(default_factory=ParaphraseConfig)
-    mt: Keyed[MTTrainConfig] = Field(default_factory=MTTrainConfig)
-    decontaminate: Unkeyed[DecontaminateConfig] = Field(default_factory=DecontaminateConfig)
-    score: Keyed[ScoreConfig] = Field(default_factory=ScoreConfig)
-    lm: Keyed[LMConfig] = Field(default_factory=LMConfig)
-    classifier: Keyed[ClassifierConfig] = Field(default_factory=ClassifierConfig)
-    select: Keyed[SelectSpec] = Field(default_factory=SelectSpec)
-    analyze: Keyed[AnalyzeConfig] = Field(default_factory=AnalyzeConfig)
-    train: Keyed[TrainConfig] = Field(default_factory=TrainConfig)
-    encode: Unkeyed[EncodeConfig] = Field(default_factory=EncodeConfig)
-    mine: Unkeyed[MineConfig] = Field(default_factory=MineConfig)
+    ray: KeptForOldRecords[RayConfig] = Field(default_factory=RayConfig)
+    s3: KeptForOldRecords[S3Config] = Field(default_factory=S3Config)
+    bitext: ChangesResults[BitextConfig] = Field(default_factory=BitextConfig)
+    backtranslate: ChangesResults[BacktranslateConfig] = Field(default_factory=BacktranslateConfig)
+    pivot: ChangesResults[PivotConfig] = Field(default_factory=PivotConfig)
+    paraphrase: ChangesResults[ParaphraseConfig] = Field(default_factory=ParaphraseConfig)
+    mt: ChangesResults[MTTrainConfig] = Field(default_factory=MTTrainConfig)
+    decontaminate: ChangesResultsRekeyed[DecontaminateConfig] = Field(
+        default_factory=DecontaminateConfig)
+    score: ChangesResults[ScoreConfig] = Field(default_factory=ScoreConfig)
+    lm: ChangesResults[LMConfig] = Field(default_factory=LMConfig)
+    classifier: ChangesResults[ClassifierConfig] = Field(default_factory=ClassifierConfig)
+    select: ChangesResults[SelectSpec] = Field(default_factory=SelectSpec)
+    analyze: ChangesResults[AnalyzeConfig] = Field(default_factory=AnalyzeConfig)
+    train: ChangesResults[TrainConfig] = Field(default_factory=TrainConfig)
+    encode: NotResults[EncodeConfig] = Field(default_factory=EncodeConfig)
+    mine: NotResults[MineConfig] = Field(default_factory=MineConfig)
 
     @model_validator(mode="before")
     @classmethod

@@ -30,7 +30,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined, to_jsonable_python
 
 from paralib.paths import PROJECT_ROOT
-from paralib.schema import Key
+from paralib.schema import RESUMABLE, Role
 
 COMMAND = "python -m paralib.docsgen"
 CONFIG_MD = PROJECT_ROOT / "docs" / "CONFIG.md"
@@ -44,7 +44,9 @@ BENCHMARKS = PROJECT_ROOT / "benchmarks"
 RESULTS = BENCHMARKS / "results"
 NOTES = BENCHMARKS / "notes"
 
-FINGERPRINT = {Key.IN: "yes", Key.OUT: "no", Key.IF_SET: "if set"}
+FINGERPRINT = {Role.RESULTS: "results", Role.RESULTS_IF_SET: "results if set",
+               Role.REKEYED: "results if set, rekeyed", Role.KEPT_FOR_OLD_RECORDS: "old records",
+               Role.NOT_RESULTS: "no"}
 # result files whose name does not start with the name of the benchmark that wrote them
 RESULT_OF = {"export": "export_check"}
 # files under results/ that are inputs of another result rather than results
@@ -178,15 +180,22 @@ def first_paragraph(model: type) -> str:
     return " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
 
 
-def walk(model: type[BaseModel], prefix: str = "", inherited: Key | None = None
+def fingerprint_cell(role: Role | None, resumable: bool) -> str:
+    """The fingerprint column of a field of ``role`` (``—`` for none), ``resumable`` said."""
+    text = FINGERPRINT.get(role, "—") if role is not None else "—"
+    return f"{text}, resumable" if resumable and role is not Role.NOT_RESULTS else text
+
+
+def walk(model: type[BaseModel], prefix: str = "", inherited: Role | None = None
          ) -> Iterator[tuple[str, type[BaseModel], list[list[str]]]]:
     """Every section below ``model`` (itself first) as its dotted path, its class and one row
     per field: dotted name, type, default, fingerprint, meaning. A field of a section that no
     fingerprint covers is not covered either, whatever it declares."""
     rows, below = [], []
     for name, field in model.model_fields.items():
-        keys = [m for m in field.metadata if isinstance(m, Key)]
-        key = Key.OUT if inherited is Key.OUT else keys[0] if keys else inherited
+        roles = [m for m in field.metadata if isinstance(m, Role)]
+        role = Role.NOT_RESULTS if inherited is Role.NOT_RESULTS else \
+            roles[0] if roles else inherited
         dotted = f"{prefix}{name}"
         kind = type_name(field.annotation)
         bounds = constraints(field)
@@ -194,8 +203,9 @@ def walk(model: type[BaseModel], prefix: str = "", inherited: Key | None = None
         meaning = description(model, name, field) or "; ".join(
             first_paragraph(s) for s, _ in sections if first_paragraph(s))
         rows.append([f"`{dotted}`", f"`{kind}`" + (f" ({bounds})" if bounds else ""),
-                     default_text(field), FINGERPRINT.get(key, "—"), md_text(meaning)])
-        below += [(section, f"{dotted}{suffix}.", key) for section, suffix in sections]
+                     default_text(field), fingerprint_cell(role, RESUMABLE in field.metadata),
+                     md_text(meaning)])
+        below += [(section, f"{dotted}{suffix}.", role) for section, suffix in sections]
     yield prefix.rstrip("."), model, rows
     for section, path, key in below:
         yield from walk(section, path, key)
@@ -213,12 +223,17 @@ def config_markdown() -> str:
            "may use `{data}` (the data root) and `{models}` (`models/`). `paralib config "
            "--config FILE` prints a whole validated configuration; `--set key=value` "
            "overrides one key (`--set train.model.parts.0.dim=64` indexes a list).\n",
-           "**Fingerprint** says whether a change to the key makes an experiment's run a new "
-           "run (`paralib.schema.Key`): **yes**, a setting that changes results (and a few "
-           "placement settings that were keyed when the kept runs were made); **no**, it "
-           "cannot change a trained model (placement, retries, timeouts); **if set**, it "
-           "changes results but came after the kept runs, so it counts only when it differs "
-           "from its default.\n"]
+           "**Fingerprint** says what the key is to paralib's one fingerprint "
+           "(`paralib.schema.Role`, `paralib.fingerprint`): **results**, it changes results: "
+           "an experiment's run keys, stage markers and training identities count it; "
+           "**results if set**, it changes results but came after runs were kept, so run keys "
+           "count it only when it differs from its default (markers and identities always); "
+           "**rekeyed**, besides, run keys left it out when records were kept, and a kept "
+           "record found under its run's former key is re-keyed; **old records**, it cannot "
+           "change results (placement, output folders, Ray, S3) but run keys keep it so that "
+           "the kept records are still found; **no**, it is in no fingerprint. "
+           "**resumable**: a stage or a training run may change it when it resumes (its "
+           "markers and identity leave it out).\n"]
     for path, model, rows in walk(Config):
         out.append(f"## `{path}`\n" if path else "## Sections\n")
         doc = model.__dict__.get("__doc__")

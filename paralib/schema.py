@@ -1,6 +1,7 @@
 """The base of every config section (kept apart from :mod:`paralib.config` so that stage
-subpackages can declare their own section classes without import cycles), and the fingerprint
-policy each field declares: whether a change to it makes an experiment's run a new run."""
+subpackages can declare their own section classes without import cycles), and the role each
+field declares in paralib's one fingerprint (:mod:`paralib.fingerprint`): whether it changes
+results."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from typing import Annotated, Any, TypeVar
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 from pydantic.fields import FieldInfo
-from pydantic_core import to_jsonable_python
 
 from paralib.paths import expand
 from paralib.redact import MASK, SECRET_KEY, summary
@@ -109,37 +109,65 @@ def format_errors(exc: ValidationError, source: str) -> str:
     return "\n".join(lines)
 
 
-class Key(enum.Enum):
-    """How a config field enters the fingerprint of an experiment's run
-    (:func:`paralib.experiments.plan.config_for_key`): every field of a section that the
-    fingerprint covers declares one, through :data:`Keyed`, :data:`Unkeyed` or
-    :data:`KeyedIfSet` (``tests/test_schema.py`` fails on a field without one)."""
+class Role(enum.Enum):
+    """What a config field is to paralib's one fingerprint (:mod:`paralib.fingerprint`): every
+    field of a section that a fingerprint can reach declares one, through
+    :data:`ChangesResults`, :data:`ChangesResultsIfSet`, :data:`ChangesResultsRekeyed`,
+    :data:`KeptForOldRecords` or :data:`NotResults` (``tests/test_schema.py`` fails on a field
+    without one)."""
 
-    IN = "in"          # covered, whatever its value
-    OUT = "out"        # never covered: it cannot change a trained model (placement, retries)
-    IF_SET = "if set"  # covered only while it differs from its default
+    RESULTS = "changes results"
+    RESULTS_IF_SET = "changes results if set"
+    REKEYED = "changes results, rekeyed"
+    KEPT_FOR_OLD_RECORDS = "kept for old records"
+    NOT_RESULTS = "not results"
 
+
+class _Resumable:
+    """The marker of :data:`Resumable` (one instance, :data:`RESUMABLE`)."""
+
+    def __repr__(self) -> str:
+        return "RESUMABLE"
+
+
+RESUMABLE = _Resumable()
 
 T = TypeVar("T")
-Keyed = Annotated[T, Key.IN]
-"""A field in every run fingerprint. Settings that were in it when the kept runs of
-``docs/results/runs/`` were made stay keyed even where they cannot change a model (Ray's
-address, actor counts): taking one out would change every kept run's fingerprint."""
-Unkeyed = Annotated[T, Key.OUT]
-"""A field no run fingerprint covers: a new one that cannot change a trained model."""
-KeyedIfSet = Annotated[T, Key.IF_SET]
+ChangesResults = Annotated[T, Role.RESULTS]
+"""A field that changes what a stage or a training run makes: in every fingerprint (run keys,
+stage markers, training identities)."""
+ChangesResultsIfSet = Annotated[T, Role.RESULTS_IF_SET]
 """A field that changes results but came after runs were kept: its default reproduces what
-those runs did (or they were made without it), so it is covered only when set otherwise and
-the kept runs are still found."""
+those runs did (or they were made without it), so a run key counts it only when it is set
+otherwise and the kept runs are still found. Stage markers and training identities, which
+record every option they were made with, count it always."""
+ChangesResultsRekeyed = Annotated[T, Role.REKEYED]
+"""A field that changes results but that run keys left out when records were kept: a run key
+counts it, as :data:`ChangesResultsIfSet`, only when it differs from its default, and a kept
+record whose key was made without it is re-keyed when its run finds it under that former key
+(:meth:`paralib.experiments.plan.RunPlan.rekey`), not orphaned."""
+KeptForOldRecords = Annotated[T, Role.KEPT_FOR_OLD_RECORDS]
+"""A field that cannot change results (where output goes, Ray's address, actor counts, S3
+access) but is in run keys because the kept records of ``docs/results/runs/`` were made with
+it there: taking it out would change every kept run's key. No stage marker or training
+identity counts it."""
+NotResults = Annotated[T, Role.NOT_RESULTS]
+"""A field that cannot change results (placement, retries, timeouts): in no fingerprint."""
+Resumable = Annotated[T, RESUMABLE]
+"""Worn with a role (``Resumable[ChangesResults[int]]``): a field a stage or a training run may
+change when it resumes, keeping the work already done (more epochs, another device or compute
+type). Run keys count it by its role; stage markers and training identities do not."""
 
 
-def key_of(field: FieldInfo, name: str) -> Key:
-    """The :class:`Key` that ``field`` declares; a field without one is a bug."""
-    keys = [m for m in field.metadata if isinstance(m, Key)]
-    if len(keys) != 1:
-        raise TypeError(f"config field {name} declares {len(keys)} fingerprint keys; give it "
-                        "one: Keyed[...], Unkeyed[...] or KeyedIfSet[...] (paralib.schema)")
-    return keys[0]
+def role_of(field: FieldInfo, name: str) -> Role:
+    """The :class:`Role` that ``field`` declares; a field without one is a bug."""
+    roles = [m for m in field.metadata if isinstance(m, Role)]
+    if len(roles) != 1:
+        raise TypeError(f"config field {name} declares {len(roles)} fingerprint roles; give it "
+                        "one: ChangesResults[...], ChangesResultsIfSet[...], "
+                        "ChangesResultsRekeyed[...], KeptForOldRecords[...] or NotResults[...] "
+                        "(paralib.schema)")
+    return roles[0]
 
 
 def models_in(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
@@ -157,21 +185,3 @@ def models_in(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation, False
     return None, False
-
-
-def keyed(tree: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
-    """``tree`` (the ``model_dump(mode="json")`` of a ``model``) less the fields that its
-    declarations leave out of a fingerprint, in place: :data:`Unkeyed` ones, and
-    :data:`KeyedIfSet` ones holding their default."""
-    for name, field in model.model_fields.items():
-        key = key_of(field, f"{model.__name__}.{name}")
-        if key is Key.OUT or (key is Key.IF_SET and tree.get(name) == to_jsonable_python(
-                field.get_default(call_default_factory=True, validated_data={}))):
-            tree.pop(name, None)
-            continue
-        section, is_list = models_in(field.annotation)
-        value = tree.get(name)
-        if section is not None and value is not None:
-            for item in value if is_list else [value]:
-                keyed(item, section)
-    return tree

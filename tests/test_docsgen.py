@@ -12,7 +12,16 @@ from pydantic import BaseModel, Field
 
 from paralib import docsgen
 from paralib.config import Config
-from paralib.schema import Key, Keyed, Strict, Unkeyed, key_of, models_in
+from paralib.schema import (
+    RESUMABLE,
+    ChangesResults,
+    NotResults,
+    Resumable,
+    Role,
+    Strict,
+    models_in,
+    role_of,
+)
 
 
 @pytest.mark.parametrize("page", ["docs/CONFIG.md", "docs/BENCHMARKS.md", "README.md"])
@@ -36,9 +45,10 @@ def _fields(model: type[BaseModel], prefix: str = "", covered: bool = True):
     """Every dotted field name below ``model`` with whether a fingerprint covers it, found
     through the schema's own helpers (not docsgen's)."""
     for name, field in model.model_fields.items():
-        key = key_of(field, name) if any(isinstance(m, Key) for m in field.metadata) else None
-        on = covered and key is not Key.OUT
-        yield f"{prefix}{name}", key, on
+        role = role_of(field, name) if any(isinstance(m, Role) for m in field.metadata) \
+            else None
+        on = covered and role is not Role.NOT_RESULTS
+        yield f"{prefix}{name}", (role, RESUMABLE in field.metadata), on
         section, is_list = models_in(field.annotation)
         if section is not None:
             yield from _fields(section, f"{prefix}{name}{'[]' if is_list else ''}.", on)
@@ -52,10 +62,17 @@ def test_config_page_has_every_field_with_its_fingerprint():
             rows[cells[0].strip("`")] = cells
     fields = list(_fields(Config))
     assert len(fields) > 300
-    for dotted, key, covered in fields:
+    names = {Role.RESULTS: "results", Role.RESULTS_IF_SET: "results if set",
+             Role.REKEYED: "results if set, rekeyed",
+             Role.KEPT_FOR_OLD_RECORDS: "old records"}
+    for dotted, (role, resumable), covered in fields:
         assert dotted in rows, f"{dotted} missing from docs/CONFIG.md"
-        expected = "no" if not covered else {Key.IN: "yes", Key.IF_SET: "if set"}[key]
+        expected = "no" if not covered else names[role] + (", resumable" if resumable else "")
         assert rows[dotted][3] == expected, dotted
+    assert rows["ray.address"][3] == "old records"
+    assert rows["train.epochs"][3] == "results, resumable"
+    assert rows["train.group_negatives"][3] == "results if set, rekeyed"
+    assert rows["decontaminate.ngram"][3] == "results"
     # a field's comment in the schema is its meaning there; a path field is named so
     assert "no progress" in rows["ray.stall_timeout_s"][4]
     assert rows["ray.node_types"][1] == "`path \\| None`"
@@ -80,9 +97,9 @@ class _Demo(Strict):
 
     # above, first line
     # above, second line
-    plain: Keyed[int] = 3  # and after it
-    described: Unkeyed[str] = Field(default="x", description="from the description")
-    bare: Keyed[float] = Field(default=0.5, gt=0, le=1)
+    plain: ChangesResults[int] = 3  # and after it
+    described: NotResults[str] = Field(default="x", description="from the description")
+    bare: Resumable[ChangesResults[float]] = Field(default=0.5, gt=0, le=1)
 
 
 def test_meaning_comes_from_description_or_the_comments_at_the_field():
@@ -91,7 +108,8 @@ def test_meaning_comes_from_description_or_the_comments_at_the_field():
     assert path == "demo" and model is _Demo
     assert by_name["`demo.plain`"][4] == "above, first line above, second line and after it"
     assert by_name["`demo.described`"][3:] == ["no", "from the description"]
-    assert by_name["`demo.bare`"][1:] == ["`float` (> 0, ≤ 1)", "`0.5`", "yes", ""]
+    assert by_name["`demo.bare`"][1:] == ["`float` (> 0, ≤ 1)", "`0.5`", "results, resumable",
+                                          ""]
 
 
 def test_result_without_header_says_not_recorded(tmp_path):

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[1] / "paralib"
 LAYERS: dict[str, tuple[str, ...]] = {
     # errors, paths, logging, the pydantic base, and the pure helpers everything shares
     "core": ("paralib.errors", "paralib.paths", "paralib.redact", "paralib.text", "paralib.lazy",
-             "paralib.schema", "paralib.overrides", "paralib.console", "paralib.io.fs",
-             "paralib.corpora.langs", "paralib.decontaminate.normalise",
+             "paralib.schema", "paralib.fingerprint", "paralib.overrides", "paralib.console",
+             "paralib.io.fs", "paralib.corpora.langs", "paralib.decontaminate.normalise",
              "paralib.filters.tokenize"),
     # the configuration schema: each stage's config module and the Config that holds them, the
     # registries it checks names against (scorers, corpora), and the typed records that pass
@@ -275,3 +275,45 @@ def test_the_cycle_check_sees_cycles_hidden_under_type_checking(tmp_path, monkey
     assert cycles(imports()) == []
     assert cycles(imports(type_checking=True)) == [
         ["paralib.experiments.plotspec", "paralib.experiments.spec"]]
+
+
+def config_importers() -> list[str]:
+    """The stage modules that import the root ``Config`` (``from paralib.config import
+    Config``, or ``import paralib.config``) outside ``if TYPE_CHECKING:``."""
+    stages = list(LAYERS).index("stages")
+    found = []
+    for module, path in modules().items():
+        if layer_of(module) != stages:
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        if any(any(a.name == "paralib.config" for a in n.names) if isinstance(n, ast.Import)
+               else n.module == "paralib.config" and any(a.name == "Config" for a in n.names)
+               for n in _import_nodes(tree)):
+            found.append(module)
+    return sorted(found)
+
+
+# the train stage still takes the whole config (its entry points move to run(section, ctx)
+# with the training engine)
+WHOLE_CONFIG_STAGES = {"paralib.train.api", "paralib.train.run", "paralib.train.sources"}
+
+
+def test_no_stage_module_imports_the_root_config():
+    """A stage gets its section and a StageContext (paralib.io.context), never the whole
+    Config: the command line and the run service build the context."""
+    assert set(config_importers()) <= WHOLE_CONFIG_STAGES, (
+        set(config_importers()) - WHOLE_CONFIG_STAGES)
+
+
+def test_the_config_check_sees_a_stage_that_imports_config(tmp_path, monkeypatch):
+    pkg = tmp_path / "paralib"
+    (pkg / "score").mkdir(parents=True)
+    for name in ("__init__.py", "config.py", "score/__init__.py"):
+        (pkg / name).write_text("")
+    (pkg / "score" / "stage.py").write_text("def f():\n    from paralib.config import Config\n")
+    (pkg / "score" / "typed.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from paralib.config import Config\n")
+    monkeypatch.setattr(__import__(__name__), "ROOT", pkg)
+    monkeypatch.setitem(LAYERS, "stages", ("paralib.score*",))
+    assert config_importers() == ["paralib.score.stage"]

@@ -1,5 +1,5 @@
-"""The fingerprint policy in the schema: every config field a run fingerprint can reach
-declares whether it is covered, and :func:`keyed` follows the declarations."""
+"""The fingerprint roles in the schema: every config field a fingerprint can reach declares
+its :class:`Role`, and :func:`paralib.fingerprint.covered` follows the declarations."""
 
 from __future__ import annotations
 
@@ -7,11 +7,23 @@ import pytest
 from pydantic import Field
 
 from paralib.config import Config
-from paralib.schema import Key, Keyed, KeyedIfSet, Strict, Unkeyed, key_of, keyed, models_in
+from paralib.fingerprint import Scope, covered
+from paralib.schema import (
+    ChangesResults,
+    ChangesResultsIfSet,
+    ChangesResultsRekeyed,
+    KeptForOldRecords,
+    NotResults,
+    Resumable,
+    Role,
+    Strict,
+    models_in,
+    role_of,
+)
 
 
 def undeclared(model: type[Strict], where: str = "", seen: set | None = None) -> list[str]:
-    """The fields under ``model`` that declare no :class:`Key` (sections left out of the
+    """The fields under ``model`` that declare no :class:`Role` (sections left out of every
     fingerprint are not entered: nothing in them is covered)."""
     seen = set() if seen is None else seen
     if model in seen:
@@ -19,40 +31,49 @@ def undeclared(model: type[Strict], where: str = "", seen: set | None = None) ->
     seen.add(model)
     out = []
     for name, field in model.model_fields.items():
-        keys = [m for m in field.metadata if isinstance(m, Key)]
-        if len(keys) != 1:
+        roles = [m for m in field.metadata if isinstance(m, Role)]
+        if len(roles) != 1:
             out.append(f"{where}{name}")
-        elif keys[0] is not Key.OUT and (section := models_in(field.annotation)[0]):
+        elif roles[0] is not Role.NOT_RESULTS and (section := models_in(field.annotation)[0]):
             out += undeclared(section, f"{where}{name}.", seen)
     return out
 
 
 def test_every_config_field_declares_its_fingerprint_key():
     assert undeclared(Config) == []
-    assert key_of(Config.model_fields["mine"], "mine") is Key.OUT
+    assert role_of(Config.model_fields["mine"], "mine") is Role.NOT_RESULTS
     assert len(Config.model_fields) == 16   # a new section declares its key too
 
 
 class Part(Strict):
-    dim: Keyed[int] = 300
-    threads: Unkeyed[int] = 1
-    dropout_on: KeyedIfSet[str] = "sentence"
+    dim: ChangesResults[int] = 300
+    threads: NotResults[int] = 1
+    dropout_on: ChangesResultsIfSet[str] = "sentence"
+    actors: KeptForOldRecords[int] = 2
+    epochs: Resumable[ChangesResults[int]] = 10
+    grouped: ChangesResultsRekeyed[bool] = True
 
 
 class Section(Strict):
-    parts: Keyed[list[Part]] = Field(default_factory=lambda: [Part()])
-    extra: Keyed[Part | None] = None
-    new: KeyedIfSet[Part] = Field(default_factory=Part)
+    parts: ChangesResults[list[Part]] = Field(default_factory=lambda: [Part()])
+    extra: ChangesResults[Part | None] = None
+    new: ChangesResultsIfSet[Part] = Field(default_factory=Part)
 
 
-def test_keyed_follows_the_declarations():
-    assert keyed(Section().model_dump(mode="json"), Section) == \
-        {"parts": [{"dim": 300}], "extra": None}
-    cfg = Section(parts=[Part(threads=8, dropout_on="tokens")], extra=Part(dim=2),
-                  new=Part(dim=3))
-    assert keyed(cfg.model_dump(mode="json"), Section) == {
-        "parts": [{"dim": 300, "dropout_on": "tokens"}], "extra": {"dim": 2},
-        "new": {"dim": 3}}
+def test_covered_follows_the_declarations():
+    plain = {"dim": 300, "actors": 2, "epochs": 10}
+    assert covered(Section().model_dump(mode="json"), Section) == \
+        {"parts": [plain], "extra": None}
+    cfg = Section(parts=[Part(threads=8, dropout_on="tokens", grouped=False)],
+                  extra=Part(dim=2), new=Part(dim=3))
+    assert covered(cfg.model_dump(mode="json"), Section) == {
+        "parts": [{**plain, "dropout_on": "tokens", "grouped": False}],
+        "extra": {**plain, "dim": 2}, "new": {**plain, "dim": 3}}
+    assert covered(cfg.model_dump(mode="json"), Section, legacy=True)["parts"] == \
+        [{**plain, "dropout_on": "tokens"}]
+    work = {"dim": 300, "dropout_on": "sentence", "grouped": True}
+    assert covered(Section().model_dump(mode="json"), Section, Scope.WORK) == {
+        "parts": [work], "extra": None, "new": work}
 
 
 def test_a_field_without_a_declaration_fails():
@@ -60,5 +81,5 @@ def test_a_field_without_a_declaration_fails():
         batch: int = 4
 
     assert undeclared(Grown) == ["batch"]
-    with pytest.raises(TypeError, match="config field Grown.batch declares 0 fingerprint keys"):
-        keyed(Grown().model_dump(mode="json"), Grown)
+    with pytest.raises(TypeError, match="config field Grown.batch declares 0 fingerprint roles"):
+        covered(Grown().model_dump(mode="json"), Grown)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from paralib.schema import ExpandedPath, Keyed, Strict
+from paralib.schema import ChangesResults, ExpandedPath, KeptForOldRecords, Strict
 
 
 class AnalyzeConfig(Strict):
@@ -15,29 +15,29 @@ class AnalyzeConfig(Strict):
     ``paraphrase_inputs`` sampled references to the report (ParaNMT 2018 §6); off when null.
     """
 
-    input: Keyed[ExpandedPath] = Field(
+    input: ChangesResults[ExpandedPath] = Field(
         default="output/score",
         description="The scored corpus to analyse: a ``paralib score`` output folder, local or "
                     "``s3://``.")
-    output: Keyed[ExpandedPath] = Field(
+    output: KeptForOldRecords[ExpandedPath] = Field(
         default="output/analysis",
         description="Folder of ``report.html``, ``report.json`` and ``plots/``.")
-    examples: Keyed[int] = Field(
+    examples: ChangesResults[int] = Field(
         default=5, ge=1,
         description="Top and bottom examples shown per score (2017 Table 11), and the number of "
                     "most canonicalising paraphrase examples.")
-    seed: Keyed[int] = Field(
+    seed: ChangesResults[int] = Field(
         default=0,
         description="Seed of the report's random samples (diversity tables, paraphrased "
                     "references).")
-    paraphrase_model: Keyed[ExpandedPath | None] = Field(
+    paraphrase_model: ChangesResults[ExpandedPath | None] = Field(
         default=None,
         description="CTranslate2 English→English model folder whose paraphrases of sampled "
                     "references the report adds (ParaNMT 2018 §6); null: none.")
-    paraphrase_inputs: Keyed[int] = Field(
+    paraphrase_inputs: ChangesResults[int] = Field(
         default=300, ge=1,
         description="Distinct references, sampled with ``seed``, that ``paraphrase_model`` "
                     "paraphrases.")
-    paraphrase_beam: Keyed[int] = Field(
+    paraphrase_beam: ChangesResults[int] = Field(
         default=4, ge=1, le=64,
         description="Beam size of the ``paraphrase_model`` decoding.")

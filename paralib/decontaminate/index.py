@@ -20,7 +20,6 @@ fingerprint of the parameters and of every evaluation file's path, size and mtim
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -35,6 +34,7 @@ import numpy as np
 
 from paralib.decontaminate.evalsets import EVAL_SETS, eval_files, eval_sentences
 from paralib.decontaminate.normalise import bulk_forms, hash_strings, window_hashes
+from paralib.fingerprint import digest
 
 # bump when normal forms, tokens, hashing or the file layout change: old caches are rebuilt
 FORMAT_VERSION = 1
@@ -60,9 +60,8 @@ def fingerprint(data: Path, ngram: int = 10, min_tokens: int = 10) -> str:
         for p in paths:
             st = p.stat() if p.is_file() else None
             files.append([name, str(p.resolve()), st and st.st_size, st and st.st_mtime_ns])
-    blob = json.dumps({"version": FORMAT_VERSION, "ngram": ngram, "min_tokens": min_tokens,
-                       "files": files}, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return digest({"version": FORMAT_VERSION, "ngram": ngram, "min_tokens": min_tokens,
+                   "files": files}, length=None)
 
 
 def _sorted_unique(hashes: np.ndarray, sets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

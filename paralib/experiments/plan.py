@@ -5,16 +5,16 @@ A run's config tree is the experiment's ``base``, then the run's overrides, then
 overrides for every run, then those of the size's ``match`` globs that name the run, then the
 command line's ``--set`` overrides (every run). Paths the runner owns (the model folder, the
 selection, Ray Train storage) are set last; a tuned run's candidates set their parameters
-after that. Which config fields a fingerprint covers, each field declares in the schema
-(:data:`paralib.schema.Keyed`, ``Unkeyed``, ``KeyedIfSet``).
+after that. Which config fields a run's keys cover follows from the roles the schema declares
+(:func:`paralib.fingerprint.covered`, :data:`paralib.fingerprint.Scope.RUN`). A kept record
+keyed before a field entered the keys (:data:`paralib.schema.ChangesResultsRekeyed`) is
+re-keyed when its run finds it under its former keys (:meth:`RunPlan.rekey`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import fnmatch
-import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from paralib.config import Config
+from paralib.contracts import RunRecord
 from paralib.experiments.candidates import apply_candidate, candidates, label
 from paralib.experiments.needs import unmet_all
 from paralib.experiments.spec import (
@@ -33,9 +34,9 @@ from paralib.experiments.spec import (
     format_errors,
     slug,
 )
+from paralib.fingerprint import Scope, covered, digest
 from paralib.overrides import OverrideError, apply
 from paralib.paths import DataNotFoundError, data_root, expand, models_root
-from paralib.schema import keyed
 
 
 @dataclass
@@ -54,6 +55,7 @@ class RunPlan:
     missing: list[str] = field(default_factory=list)
     train_key: str = ""
     eval_key: str = ""
+    former_keys: tuple[str, str] = ("", "")
     properties: dict[str, dict[str, Any]] = field(default_factory=dict)
     tune_metric: str | None = None
     tune_mode: str = "max"
@@ -66,11 +68,27 @@ class RunPlan:
         """Where the trained model folder goes (a tuned run's: its chosen candidate's)."""
         return self.chosen.model_dir if self.chosen is not None else self.folder / "model"
 
+    @property
+    def former_train_key(self) -> str:
+        """The training key the run had before the rekeyed fields entered it."""
+        return self.former_keys[0] or self.train_key
+
+    def rekey(self, record: RunRecord | None) -> RunRecord | None:
+        """``record`` with this run's keys when it holds the keys the run had before the
+        :data:`~paralib.schema.ChangesResultsRekeyed` fields entered them (its
+        :attr:`former_keys`; a candidate's has no evaluation key): the record was made by
+        this run's config as the keys then saw it. Otherwise ``record`` as it is."""
+        train, evaluation = self.former_keys
+        if record is None or not train or record.train_key != train or \
+                (evaluation and record.eval_key != evaluation):
+            return record
+        return record.model_copy(update={"train_key": self.train_key,
+                                         "eval_key": self.eval_key})
+
 
 def fingerprint(value: Any) -> str:
-    """A short stable hash of a JSON-able value."""
-    text = json.dumps(value, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    """A run key: the short hash of a JSON-able value (:func:`paralib.fingerprint.digest`)."""
+    return digest(value)
 
 
 def substitute(tree: Any, values: Mapping[str, str]) -> Any:
@@ -120,18 +138,24 @@ def plan_runs(exp: Experiment, size: str, out: Path,
                               if spec.report else [])
         plan.missing = unmet_all(needs)
         plan.properties = spec.properties
-        train = spec.baseline or plan.report
+        train = former = spec.baseline or plan.report
         if not (spec.baseline or spec.report) and not plan.skipped and not plan.missing:
             plan.config = _config(exp, name, size, folder, out, overrides)
             train = _key_config(exp, name, size, folder, out, overrides)
+            former = _key_config(exp, name, size, folder, out, overrides, legacy=True)
             if spec.tune is not None:
                 _add_candidates(plan, exp, size, out, spec.tune, overrides)
-        plan.train_key = _train_key(train, sz.engine, spec.trained, spec.select)
+        keys = [_train_key(t, sz.engine, spec.trained, spec.select) for t in (train, former)]
         if plan.candidates:
-            plan.train_key = fingerprint({"candidates": [c.train_key for c in plan.candidates],
-                                          "metric": plan.tune_metric, "mode": plan.tune_mode})
-        plan.eval_key = fingerprint({"model": plan.train_key, "suites": exp.evaluate.suites,
-                                     "settings": settings, "properties": spec.properties})
+            keys = [fingerprint({"candidates": [getattr(c, k) for c in plan.candidates],
+                                 "metric": plan.tune_metric, "mode": plan.tune_mode})
+                    for k in ("train_key", "former_train_key")]
+        plan.train_key, evals = keys[0], [
+            fingerprint({"model": key, "suites": exp.evaluate.suites, "settings": settings,
+                         "properties": spec.properties}) for key in keys]
+        plan.eval_key = evals[0]
+        if keys[1] != keys[0]:
+            plan.former_keys = (keys[1], evals[1])
         plans.append(plan)
     return plans
 
@@ -143,24 +167,27 @@ KEY_OUT = Path("OUT")
 
 
 def _key_config(exp: Experiment, name: str, size: str, folder: Path, out: Path,
-                overrides: Mapping[str, Any] | None,
-                params: dict[str, Any] | None = None) -> dict[str, Any]:
+                overrides: Mapping[str, Any] | None, params: dict[str, Any] | None = None,
+                legacy: bool = False) -> dict[str, Any]:
     """The config JSON run ``name``'s fingerprint covers: its config with the runner's
-    folders under :data:`KEY_OUT` (``params``: a tuned candidate's)."""
+    folders under :data:`KEY_OUT` (``params``: a tuned candidate's; ``legacy``: as the keys
+    were before the rekeyed fields entered them)."""
     stand_in = KEY_OUT / folder.relative_to(out)
     if params is None:
         return config_for_key(_config(exp, name, size, stand_in, KEY_OUT, overrides,
-                                      resolve=False))
+                                      resolve=False), legacy)
     return config_for_key(_candidate_config(exp, name, size, stand_in, KEY_OUT, overrides,
-                                            params, resolve=False))
+                                            params, resolve=False), legacy)
 
 
-def config_for_key(cfg: Config) -> dict[str, Any]:
-    """``cfg`` as the JSON a run's fingerprint covers: the fields its schema declares keyed
-    (:func:`paralib.schema.keyed`: not the ``Unkeyed`` ones, nor ``KeyedIfSet`` ones at their
-    defaults), with paths under the checkout's ``models/`` or the data root written as
+def config_for_key(cfg: Config, legacy: bool = False) -> dict[str, Any]:
+    """``cfg`` as the JSON a run's fingerprint covers: the fields the schema's roles put in
+    run keys (:func:`paralib.fingerprint.covered`: not ``NotResults``, nor those that
+    changed results only since records were kept, at their defaults; ``legacy``: nor the
+    rekeyed ones), with paths under the checkout's ``models/`` or the data root written as
     ``{models}/`` and ``{data}/`` again, so that a run has one fingerprint in every checkout."""
-    return _portable(keyed(cfg.model_dump(mode="json"), Config), _roots())
+    tree = covered(cfg.model_dump(mode="json"), Config, Scope.RUN, legacy=legacy)
+    return _portable(tree, _roots())
 
 
 def _roots() -> list[tuple[str, str]]:
@@ -202,8 +229,12 @@ def _add_candidates(plan: RunPlan, exp: Experiment, size: str, out: Path, tune,
         cfg = _candidate_config(exp, plan.name, size, folder, out, overrides, params)
         cand = RunPlan(name=name, folder=folder, config=cfg, select=plan.select,
                        trained=plan.trained, engine=plan.engine, params=params)
-        key = _key_config(exp, plan.name, size, folder, out, overrides, params)
-        cand.train_key = _train_key(key, sz.engine, plan.trained, plan.select)
+        keys = [_train_key(_key_config(exp, plan.name, size, folder, out, overrides, params,
+                                       legacy), sz.engine, plan.trained, plan.select)
+                for legacy in (False, True)]
+        cand.train_key = keys[0]
+        if keys[1] != keys[0]:
+            cand.former_keys = (keys[1], "")
         plan.candidates.append(cand)
 
 

@@ -147,9 +147,9 @@ def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool 
     if plan.missing:
         return RunRecord(**base, status="missing", message="; ".join(plan.missing))
     store = store or RecordStore(None)
-    old = read_record(plan.folder / RECORD)
+    old = plan.rekey(read_record(plan.folder / RECORD))
     if not plan.report:
-        for prev in (old, store.read(plan.folder)):
+        for prev in (old, plan.rekey(store.read(plan.folder))):
             if prev is not None and prev.complete(plan.train_key, plan.eval_key):
                 prev.name, prev.setup, prev.reused = plan.name, base["setup"], True
                 write_record(plan.folder, prev, store)

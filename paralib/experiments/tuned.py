@@ -59,9 +59,9 @@ def _candidate(cand: RunPlan, progress: bool, store: RecordStore) -> RunRecord:
     from paralib.runs import make_model
     from paralib.select.steps import SelectError
 
-    old = read_record(cand.folder / RECORD)
+    old = cand.rekey(read_record(cand.folder / RECORD))
     if not (old is not None and old.train_key == cand.train_key and old.train):
-        old = store.read(cand.folder)
+        old = cand.rekey(store.read(cand.folder))
     rec = RunRecord(name=cand.name, params=cand.params, status="ok", train_key=cand.train_key,
                     seconds={}, reused=True)
     assert cand.config is not None

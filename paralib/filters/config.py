@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from paralib.paths import expand
-from paralib.schema import ExpandedPath, Keyed, Strict
+from paralib.schema import ChangesResults, ExpandedPath, KeptForOldRecords, Strict
 
 PATH_PARAMS = ("model", "encoder")
 
@@ -20,10 +20,10 @@ PATH_PARAMS = ("model", "encoder")
 class ScorerSpec(Strict):
     """One scorer: its registered ``type`` and constructor ``params``."""
 
-    type: Keyed[str] = Field(
+    type: ChangesResults[str] = Field(
         description="Registered scorer name: ``length``, ``cost``, ``overlap``, ``bleu``, "
                     "``duplicates``, ``lm``, ``classifier``, ``paraphrase``.")
-    params: Keyed[dict[str, Any]] = Field(
+    params: ChangesResults[dict[str, Any]] = Field(
         default_factory=dict,
         description="Keyword arguments of the scorer (its ``model`` / ``encoder`` paths made "
                     "absolute).")
@@ -54,22 +54,23 @@ def _default_scorers() -> list[ScorerSpec]:
 class ScoreConfig(Strict):
     """``paralib score``: adds one column per scorer to the rows of a stage output."""
 
-    input: Keyed[ExpandedPath] = Field(
+    input: ChangesResults[ExpandedPath] = Field(
         default="output/backtranslate",
         description="The stage output to score (e.g. ``output/backtranslate``), local or "
                     "``s3://``.")
-    output: Keyed[ExpandedPath] = Field(
+    output: KeptForOldRecords[ExpandedPath] = Field(
         default="output/score",
         description="Folder of the scored rows: the input's columns plus one per scorer.")
-    scorers: Keyed[list[ScorerSpec]] = Field(default_factory=_default_scorers)
-    rows_per_batch: Keyed[int | None] = Field(
+    scorers: ChangesResults[list[ScorerSpec]] = Field(default_factory=_default_scorers)
+    rows_per_batch: KeptForOldRecords[int | None] = Field(
         default=None, ge=1,
         description="Rows per call of a scoring actor; null: a whole shard.")
-    actors: Keyed[int] = Field(default=1, ge=1, description="Scoring actors in the pool.")
-    num_cpus_per_actor: Keyed[float] = Field(
+    actors: KeptForOldRecords[int] = Field(
+        default=1, ge=1, description="Scoring actors in the pool.")
+    num_cpus_per_actor: KeptForOldRecords[float] = Field(
         default=0.5, gt=0,
         description="CPUs each scoring actor reserves.")
-    overwrite: Keyed[bool] = Field(
+    overwrite: KeptForOldRecords[bool] = Field(
         default=False,
         description="Delete the output first instead of resuming.")
 

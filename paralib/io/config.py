@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from paralib.paths import expand
-from paralib.schema import Keyed, KeyedIfSet, Strict
+from paralib.schema import ChangesResults, ChangesResultsIfSet, Strict
 
 Format = Literal["text", "tsv", "jsonl", "parquet", "xnli", "lines", "bible"]
 
@@ -38,51 +38,51 @@ class InputConfig(Strict):
     vowel marks and tatweel from the ``src`` side (:mod:`paralib.corpora.langs`).
     """
 
-    corpus: Keyed[str] = Field(
+    corpus: ChangesResults[str] = Field(
         pattern=r"^[A-Za-z0-9_.-]+$",
         description="Corpus name: it names the input's shards and row ids (unique across inputs).")
-    src_lang: Keyed[str] = Field(
+    src_lang: ChangesResults[str] = Field(
         min_length=2, max_length=8,
         description="Language of the non-English side (ISO 639-1/3 or BCP-47; stored canonical).")
-    format: Keyed[Format] = Field(
+    format: ChangesResults[Format] = Field(
         default="text",
         description="File layout: ``text``, ``tsv``, ``jsonl``, ``parquet``, ``xnli``, ``lines`` "
                     "or ``bible`` (see above).")
-    src: Keyed[str | None] = Field(
+    src: ChangesResults[str | None] = Field(
         default=None,
         description="Non-English file of ``text``, ``xnli`` and ``bible`` inputs: path, glob or "
                     "``s3://`` URI.")
-    en: Keyed[str | None] = Field(
+    en: ChangesResults[str | None] = Field(
         default=None,
         description="English file of ``text``, ``xnli`` and ``bible`` inputs: path, glob or "
                     "``s3://`` URI.")
-    path: Keyed[str | None] = Field(
+    path: ChangesResults[str | None] = Field(
         default=None,
         description="The one file of ``tsv``, ``jsonl``, ``parquet`` and ``lines`` inputs: path, "
                     "glob or ``s3://`` URI.")
-    src_field: Keyed[str] = Field(
+    src_field: ChangesResults[str] = Field(
         default="src",
         description="Field (``jsonl``) or column (``parquet``) of the non-English side.")
-    en_field: Keyed[str] = Field(
+    en_field: ChangesResults[str] = Field(
         default="en",
         description="Field (``jsonl``) or column (``parquet``) of the English side.")
-    html_unescape: Keyed[bool] = Field(
+    html_unescape: ChangesResults[bool] = Field(
         default=False,
         description="Undo ``&apos;``-style HTML escapes (tokenised corpora).")
-    limit: Keyed[int | None] = Field(
+    limit: ChangesResults[int | None] = Field(
         default=None, ge=1,
         description="Read only the first N rows of each file (or file pair).")
-    fraction: KeyedIfSet[float | None] = Field(
+    fraction: ChangesResultsIfSet[float | None] = Field(
         default=None, gt=0, le=1,
         description="Read only the first fraction (0-1] of each file's rows.")
-    set: KeyedIfSet[str | None] = Field(
+    set: ChangesResultsIfSet[str | None] = Field(
         default=None, pattern=r"^[A-Za-z0-9_.-]+$",
         description="The set the pairs come from (e.g. ``newstest2014``), kept as a column.")
-    line_group: KeyedIfSet[str | None] = Field(
+    line_group: ChangesResultsIfSet[str | None] = Field(
         default=None, pattern=r"^[A-Za-z0-9_.-]+$",
         description="Multi-parallel files: line i of every input with this line group is one "
                     "group.")
-    strip_arabic_marks: KeyedIfSet[bool] = Field(
+    strip_arabic_marks: ChangesResultsIfSet[bool] = Field(
         default=False,
         description="Remove Arabic vowel marks and tatweel from the ``src`` side.")
 
@@ -135,25 +135,25 @@ class CorpusRef(Strict):
     ``eng-webp``); ``strip_arabic_marks`` (on by default) strips the vowel marks and tatweel
     of a corpus' Arabic-script text that has them (the ``bibles`` Van Dyck, ``ara-svd``)."""
 
-    name: Keyed[str] = Field(
+    name: ChangesResults[str] = Field(
         description="Corpus name from ``paralib corpora`` (e.g. ``wmt-news``, ``bibles``).")
-    langs: Keyed[list[str] | Literal["all"]] = Field(
+    langs: ChangesResults[list[str] | Literal["all"]] = Field(
         default="all",
         description="Languages to read (ISO 639-1/3 or BCP-47 codes), or ``all``.")
-    sets: Keyed[list[str] | None] = Field(
+    sets: ChangesResults[list[str] | None] = Field(
         default=None,
         description="Regular expressions: keep only the sets matching one; null: every set.")
-    limit: Keyed[int | None] = Field(
+    limit: ChangesResults[int | None] = Field(
         default=None, ge=1,
         description="Keep the first N pairs of each file pair.")
-    fraction: Keyed[float | None] = Field(
+    fraction: ChangesResults[float | None] = Field(
         default=None, gt=0, le=1,
         description="Keep the first fraction (0-1] of each file pair.")
-    pivot: KeyedIfSet[str | None] = Field(
+    pivot: ChangesResultsIfSet[str | None] = Field(
         default=None,
         description="English version a multi-parallel corpus pairs against; null: the corpus' "
                     "default (``bibles``: ``eng-webp``).")
-    strip_arabic_marks: KeyedIfSet[bool] = Field(
+    strip_arabic_marks: ChangesResultsIfSet[bool] = Field(
         default=True,
         description="Strip vowel marks and tatweel from Arabic-script text that has them.")
 
@@ -180,15 +180,15 @@ class BitextChecks(Strict):
     equal to the English one after normalisation (``untranslated``), and a side whose letters
     are less than ``min_script_share`` in the scripts of its language (0 turns it off)."""
 
-    untranslated: Keyed[bool] = Field(
+    untranslated: ChangesResults[bool] = Field(
         default=True,
         description="Reject a pair whose non-English side equals the English one after "
                     "normalisation.")
-    min_script_share: Keyed[float] = Field(
+    min_script_share: ChangesResults[float] = Field(
         default=0.5, ge=0, le=1,
         description="Reject a side with less than this share of its letters in its language's "
                     "scripts; 0: off.")
-    min_letters: Keyed[int] = Field(
+    min_letters: ChangesResults[int] = Field(
         default=4, ge=1,
         description="A side with fewer letters than this is not script-checked.")
 
@@ -197,15 +197,15 @@ class BitextConfig(Strict):
     """Inputs (files, or corpora by name), sharding and the limits that turn bad rows into
     rejects."""
 
-    inputs: Keyed[list[InputConfig]] = Field(default_factory=list)
-    corpora: KeyedIfSet[list[CorpusRef]] = Field(default_factory=list)
-    shard_rows: Keyed[int] = Field(
+    inputs: ChangesResults[list[InputConfig]] = Field(default_factory=list)
+    corpora: ChangesResultsIfSet[list[CorpusRef]] = Field(default_factory=list)
+    shard_rows: ChangesResults[int] = Field(
         default=5000, ge=1,
         description="Rows per shard (the unit of streaming and resume).")
-    max_chars: Keyed[int] = Field(
+    max_chars: ChangesResults[int] = Field(
         default=1000, ge=1,
         description="Sentences longer than this many characters are rejects.")
-    checks: KeyedIfSet[BitextChecks] = Field(default_factory=BitextChecks)
+    checks: ChangesResultsIfSet[BitextChecks] = Field(default_factory=BitextChecks)
 
     _unique = field_validator("inputs")(classmethod(lambda cls, v: unique_corpora(v)))
 

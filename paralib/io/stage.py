@@ -9,7 +9,6 @@ Every drop has a reason and a counter (datatrove's ``stat_update`` and excluded-
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import time
@@ -21,6 +20,7 @@ from tqdm import tqdm
 
 from paralib.contracts import StageManifest
 from paralib.errors import ConfigurationError
+from paralib.fingerprint import stage_print
 from paralib.io import fs as pfs
 from paralib.io.fs import S3Options
 from paralib.io.shards import (
@@ -93,34 +93,8 @@ class StageError(ConfigurationError, RuntimeError):
     """An output folder holds shards made with another configuration."""
 
 
-class Print(str):
-    """A fingerprint (the hash, as a ``str``) that also carries what it was made of,
-    flattened to ``{dotted key: value}`` (:attr:`identity`), so that a marker can keep it and
-    a rerun with other options can say which keys differ."""
-
-    identity: dict[str, object]
-
-
-def _flat(value: object, prefix: str, out: dict[str, object]) -> None:
-    if isinstance(value, dict) and value:
-        for k, v in value.items():
-            _flat(v, f"{prefix}.{k}" if prefix else str(k), out)
-    elif isinstance(value, (list, tuple)) and value and any(
-            isinstance(v, (dict, list, tuple)) for v in value):
-        for i, v in enumerate(value):
-            _flat(v, f"{prefix}.{i}" if prefix else str(i), out)
-    else:
-        out[prefix] = json.loads(json.dumps(value, default=str))
-
-
-def fingerprint(*parts: object) -> Print:
-    """A short stable hash of what makes a shard's output (its input and stage options),
-    with the flattened parts as its :attr:`Print.identity`."""
-    digest = hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
-    made = Print(digest[:16])
-    made.identity = {}
-    _flat({str(i): p for i, p in enumerate(parts)}, "", made.identity)
-    return made
+fingerprint = stage_print
+"""The name the stages import: :func:`paralib.fingerprint.stage_print`."""
 
 
 def differing(old: dict, new: dict, limit: int = 6) -> str:

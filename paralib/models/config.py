@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from paralib.schema import ExpandedPath, Keyed, KeyedIfSet, Strict
+from paralib.schema import ChangesResults, ChangesResultsIfSet, ExpandedPath, Strict
 
 # the encoders of paralib.models.encoders (named here so that validating a config does not
 # import torch; a test checks the two agree)
@@ -45,31 +45,31 @@ class PartConfig(Strict):
     """
 
     # short name of the part (``sp``, ``word``, ``trigram``, ``lstm``, ``gran``, …)
-    name: Keyed[str] = "sp"
+    name: ChangesResults[str] = "sp"
     # encoder (avg, lstm, blstm, gran, gran-gru); null: the one ``name`` gives
-    encoder: Keyed[str | None] = None
+    encoder: ChangesResults[str | None] = None
     # tokeniser (word, trigram, sp, morfessor); null: the one ``name`` gives
-    tokens: Keyed[Literal["word", "trigram", "sp", "morfessor"] | None] = None
+    tokens: ChangesResults[Literal["word", "trigram", "sp", "morfessor"] | None] = None
     # embedding width (2018: 300)
-    dim: Keyed[int] = Field(default=300, ge=1)
+    dim: ChangesResults[int] = Field(default=300, ge=1)
     # hidden width of the recurrent encoders; null: ``dim``
-    hidden: Keyed[int | None] = Field(default=None, ge=1)
+    hidden: ChangesResults[int | None] = Field(default=None, ge=1)
     # vocabulary size; null: 200,000 (word, trigram, morfessor) or 20,000 (sp)
-    vocab_size: Keyed[int | None] = Field(default=None, ge=3)
+    vocab_size: ChangesResults[int | None] = Field(default=None, ge=3)
     # SentencePiece model type
-    sp_model_type: Keyed[Literal["unigram", "bpe"]] = "unigram"
+    sp_model_type: ChangesResults[Literal["unigram", "bpe"]] = "unigram"
     # tokens kept per sentence; null: 100 word, 400 trigram, 150 sp or morfessor
-    max_tokens: Keyed[int | None] = Field(default=None, ge=1)
+    max_tokens: ChangesResults[int | None] = Field(default=None, ge=1)
     # dropout probability (see ``dropout_on``)
-    dropout: Keyed[float] = Field(default=0.0, ge=0.0, lt=1.0)
+    dropout: ChangesResults[float] = Field(default=0.0, ge=0.0, lt=1.0)
     # the kept runs of docs/results/runs dropped tokens: ``tokens`` reproduces them
-    dropout_on: KeyedIfSet[Literal["tokens", "sentence"]] = "sentence"
+    dropout_on: ChangesResultsIfSet[Literal["tokens", "sentence"]] = "sentence"
     # initialisation of the embeddings (see above)
-    init: Keyed[Literal["uniform", "normal"]] = "uniform"
+    init: ChangesResults[Literal["uniform", "normal"]] = "uniform"
     # bound (``uniform``) or std (``normal``) of the initialisation
-    init_scale: Keyed[float] = Field(default=0.1, gt=0.0)
+    init_scale: ChangesResults[float] = Field(default=0.1, gt=0.0)
     # ``glove`` or a word-vector file for the rows of known words (see above)
-    pretrained: Keyed[ExpandedPath | None] = None
+    pretrained: ChangesResults[ExpandedPath | None] = None
 
     @model_validator(mode="after")
     def _resolve(self) -> PartConfig:
@@ -99,9 +99,10 @@ class PartConfig(Strict):
 class ModelConfig(Strict):
     """The encoder: ``parts`` (one or more) and how their vectors are ``combine``-d."""
 
-    parts: Keyed[list[PartConfig]] = Field(default_factory=lambda: [PartConfig()], min_length=1)
+    parts: ChangesResults[list[PartConfig]] = Field(
+        default_factory=lambda: [PartConfig()], min_length=1)
     # how the parts' vectors are joined: ``sum`` (equal sizes) or ``concat`` (2018 §5.6)
-    combine: Keyed[Literal["sum", "concat"]] = "concat"
+    combine: ChangesResults[Literal["sum", "concat"]] = "concat"
 
     @model_validator(mode="after")
     def _sum_needs_equal_sizes(self) -> ModelConfig:

@@ -36,7 +36,7 @@ from tqdm import tqdm
 
 from paralib.config import MTTrainConfig
 from paralib.errors import ConfigurationError
-from paralib.io.stage import fingerprint
+from paralib.fingerprint import stage_print
 from paralib.mt.data import form_hashes, iter_pairs, read_side
 from paralib.mt.store import META, TokenStore, write_store
 from paralib.mt.vocab import JointVocab, train_vocab
@@ -55,7 +55,7 @@ def data_fingerprint(cfg: MTTrainConfig, inputs: list | None = None) -> str:
     """What the prepared data depends on: inputs, direction, vocabulary, length limit,
     decontamination and the held-out sides."""
     inputs = cfg.all_inputs() if inputs is None else inputs
-    return str(fingerprint({
+    return str(stage_print({
         "inputs": [i.model_dump(mode="json") for i in inputs],
         "langs": [cfg.src_lang, cfg.tgt_lang], "vocab_size": cfg.model.vocab_size,
         "max_len": cfg.max_len, "decontaminate": cfg.decontaminate,

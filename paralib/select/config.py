@@ -11,18 +11,18 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from paralib.schema import ExpandedPath, Keyed, Strict
+from paralib.schema import ChangesResults, ExpandedPath, KeptForOldRecords, Strict
 from paralib.wiring import Reads
 
 
 class Bound(Strict):
     """Keep rows with ``lower <= column <= upper`` (either bound may be left out)."""
 
-    column: Keyed[str] = Field(description="Score column bounded.")
-    lower: Keyed[float | None] = Field(
+    column: ChangesResults[str] = Field(description="Score column bounded.")
+    lower: ChangesResults[float | None] = Field(
         default=None,
         description="Keep rows with ``column`` ≥ this; null: no lower bound.")
-    upper: Keyed[float | None] = Field(
+    upper: ChangesResults[float | None] = Field(
         default=None,
         description="Keep rows with ``column`` ≤ this; null: no upper bound.")
 
@@ -44,11 +44,12 @@ def _check_folds(folds: list[int], n: int, what: str) -> None:
 class FoldSpec(Strict):
     """Rank by ``column``, split into ``n_folds`` (fold 1 = the lowest tenth), keep ``keep``."""
 
-    column: Keyed[str] = Field(description="Score column whose ranking splits the rows into folds.")
-    keep: Keyed[list[int]] = Field(
+    column: ChangesResults[str] = Field(
+        description="Score column whose ranking splits the rows into folds.")
+    keep: ChangesResults[list[int]] = Field(
         min_length=1,
         description="Folds kept, from 1 (the lowest) to ``n_folds``.")
-    n_folds: Keyed[int] = Field(
+    n_folds: ChangesResults[int] = Field(
         default=10, ge=2,
         description="Number of equal folds (2018 §5.4: tenths).")
 
@@ -62,18 +63,18 @@ class NoiseSpec(Strict):
     """``clean_fraction`` of the pairs from ``clean_folds`` of ``column``, the rest from
     ``noisy_folds`` (folds as in :class:`FoldSpec`; fold 1 is the lowest)."""
 
-    column: Keyed[str] = Field(
+    column: ChangesResults[str] = Field(
         description="Score column whose folds tell clean pairs from noisy ones.")
-    clean_fraction: Keyed[float] = Field(
+    clean_fraction: ChangesResults[float] = Field(
         gt=0, le=1,
         description="Share of pairs from ``clean_folds`` (Opusparcus §4.2: 0.8, 0.7, 0.6).")
-    clean_folds: Keyed[list[int]] = Field(
+    clean_folds: ChangesResults[list[int]] = Field(
         default_factory=lambda: [6, 7, 8, 9, 10], min_length=1,
         description="Folds the clean pairs come from.")
-    noisy_folds: Keyed[list[int]] = Field(
+    noisy_folds: ChangesResults[list[int]] = Field(
         default_factory=lambda: [1, 2, 3, 4, 5], min_length=1,
         description="Folds the other pairs come from.")
-    n_folds: Keyed[int] = Field(default=10, ge=2, description="Number of equal folds.")
+    n_folds: ChangesResults[int] = Field(default=10, ge=2, description="Number of equal folds.")
 
     @model_validator(mode="after")
     def _valid(self) -> NoiseSpec:
@@ -94,32 +95,32 @@ class SelectSpec(Strict):
     output (``s1, s2, label`` with as many random negatives as positives).
     """
 
-    input: Keyed[ExpandedPath] = Field(
+    input: ChangesResults[ExpandedPath] = Field(
         default="output/score",
         description="Scored pairs: a ``paralib score`` output folder.")
-    output: Keyed[ExpandedPath] = Field(
+    output: KeptForOldRecords[ExpandedPath] = Field(
         default="output/select",
         description="Folder of the training set (a ``pairs`` source of ``paralib train``).")
-    exclude: Annotated[Keyed[list[ExpandedPath]],
+    exclude: Annotated[ChangesResults[list[ExpandedPath]],
                        Reads(stages=("lm", "classifier"), file="heldout.parquet")] = Field(
         default_factory=list,
         description="Stages whose held-out references are dropped: ``@lm`` and "
                     "``@classifier`` read the ``heldout.parquet`` each writes, so select runs "
                     "after them (or ``heldout.parquet`` paths).")
-    bounds: Keyed[list[Bound]] = Field(default_factory=list)
-    hypotheses: Keyed[Literal["best", "random", "all"]] = Field(
+    bounds: ChangesResults[list[Bound]] = Field(default_factory=list)
+    hypotheses: ChangesResults[Literal["best", "random", "all"]] = Field(
         default="best",
         description="Hypotheses kept per reference: ``best`` (lowest-ranked left), ``random`` "
                     "(one) or ``all``.")
-    folds: Keyed[FoldSpec | None] = None
-    noise: Keyed[NoiseSpec | None] = None
-    size: Keyed[int | None] = Field(
+    folds: ChangesResults[FoldSpec | None] = None
+    noise: ChangesResults[NoiseSpec | None] = None
+    size: ChangesResults[int | None] = Field(
         default=None, ge=1,
         description="Sample this many pairs (2017 §5.2: 24,000); null: every pair left.")
-    seed: Keyed[int] = Field(
+    seed: ChangesResults[int] = Field(
         default=0,
         description="Seed of every random draw (hypotheses, noise, sample, negatives).")
-    labelled: Keyed[bool] = Field(
+    labelled: ChangesResults[bool] = Field(
         default=False,
         description="Write ``s1, s2, label`` with as many random negatives as positives "
                     "(Opusparcus §3.2).")

@@ -8,7 +8,46 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from paralib.models.config import ModelConfig
-from paralib.schema import ExpandedPath, Keyed, KeyedIfSet, Strict, Unkeyed
+from paralib.schema import (
+    ChangesResults,
+    ChangesResultsIfSet,
+    ChangesResultsRekeyed,
+    ExpandedPath,
+    KeptForOldRecords,
+    NotResults,
+    Resumable,
+    Strict,
+)
+
+# The dev sets of train.dev, and the languages of XNLI dev (paralib.evaluate.loaders reads them).
+DEV_SETS = ("stsb-dev", "sts17-en-en", "xnli-dev", "none")
+XNLI_DEV_LANGS = ("ar", "de", "es", "fr", "tr")
+
+
+def dev_languages(dev: str) -> tuple[str, ...]:
+    """The languages a ``train.dev`` value scores besides English: XNLI dev's, all of them for
+    ``xnli-dev`` or the listed ones for ``xnli-dev:ar,es``; ``()`` for the English STS sets and
+    ``none``. A name or language that does not exist is a ``ValueError`` naming the choices."""
+    name, sep, listed = dev.partition(":")
+    if name not in DEV_SETS:
+        raise ValueError(f"train.dev {dev!r}: no such dev set; choose one of "
+                         f"{', '.join(DEV_SETS)} (xnli-dev:LANG,LANG,... for some of "
+                         f"{', '.join(XNLI_DEV_LANGS)})")
+    if name != "xnli-dev":
+        if sep:
+            raise ValueError(f"train.dev {dev!r}: only xnli-dev takes languages "
+                             f"(xnli-dev:{','.join(XNLI_DEV_LANGS)})")
+        return ()
+    if not sep:
+        return XNLI_DEV_LANGS
+    langs = tuple(lang.strip() for lang in listed.split(","))
+    wrong = [lang for lang in langs if lang not in XNLI_DEV_LANGS]
+    if wrong or len(set(langs)) != len(langs):
+        what = (f"no XNLI dev language {', '.join(map(repr, wrong))}" if wrong
+                else "a language is listed twice")
+        raise ValueError(f"train.dev {dev!r}: {what}; XNLI dev has "
+                         f"{', '.join(XNLI_DEV_LANGS)} (with English)")
+    return langs
 
 
 class SourceConfig(Strict):
@@ -42,23 +81,23 @@ class SourceConfig(Strict):
     """
 
     # What the source is: pairs, bitext, captions, sts, ppdb or corpus (see above).
-    kind: Keyed[Literal["pairs", "bitext", "captions", "sts", "ppdb", "corpus"]]
+    kind: ChangesResults[Literal["pairs", "bitext", "captions", "sts", "ppdb", "corpus"]]
     # The folder or file read: needed by pairs and corpus sources; ppdb has a default.
-    path: Keyed[ExpandedPath | None] = None
+    path: ChangesResults[ExpandedPath | None] = None
     # Column of the first side of a pairs source.
-    s1_column: Keyed[str] = "ref"
+    s1_column: ChangesResults[str] = "ref"
     # Column of the second side of a pairs source.
-    s2_column: Keyed[str] = "trans"
+    s2_column: ChangesResults[str] = "trans"
     # sts: keep pairs whose gold score (0-5) is at least this (DCU §3: 3.8).
-    min_score: Keyed[float] = Field(default=3.8, ge=0, le=5)
+    min_score: ChangesResults[float] = Field(default=3.8, ge=0, le=5)
     # Keep the first N pairs (a random N for ppdb).
-    limit: Keyed[int | None] = Field(default=None, ge=1)
+    limit: ChangesResults[int | None] = Field(default=None, ge=1)
     # Keep a random N pairs (seeded with train.seed), drawn before decontamination.
-    sample: KeyedIfSet[int | None] = Field(default=None, ge=1)
+    sample: ChangesResultsIfSet[int | None] = Field(default=None, ge=1)
     # Keep only pairs whose non-English side is in these languages (en: paraphrases).
-    langs: KeyedIfSet[list[str] | None] = None
+    langs: ChangesResultsIfSet[list[str] | None] = None
     # Drop pairs whose non-English side is in these languages.
-    exclude_langs: KeyedIfSet[list[str] | None] = None
+    exclude_langs: ChangesResultsIfSet[list[str] | None] = None
 
     @model_validator(mode="after")
     def _path_for_pairs(self) -> SourceConfig:
@@ -87,13 +126,13 @@ class CapConfig(Strict):
     """
 
     # The corpus capped: a paralib corpora name, an input's corpus or a source kind.
-    corpus: Keyed[str | None] = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
+    corpus: ChangesResults[str | None] = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
     # The language capped: the pairs' non-English side (en: English paraphrases).
-    lang: Keyed[str | None] = None
+    lang: ChangesResults[str | None] = None
     # At most this many capped pairs in all, in proportion to their languages.
-    max_pairs: Keyed[int | None] = Field(default=None, ge=1)
+    max_pairs: ChangesResults[int | None] = Field(default=None, ge=1)
     # At most this many capped pairs in each language.
-    per_lang: Keyed[int | None] = Field(default=None, ge=1)
+    per_lang: ChangesResults[int | None] = Field(default=None, ge=1)
 
     @model_validator(mode="after")
     def _says_what_and_how_many(self) -> CapConfig:
@@ -127,14 +166,14 @@ class MegaBatchConfig(Strict):
     (2019 §3.1: up to 60, +1 every 150)."""
 
     # Mini-batches pooled to mine negatives, M (2018 §4; 2019 §3.1: up to 60).
-    size: Keyed[int] = Field(default=1, ge=1)
+    size: ChangesResults[int] = Field(default=1, ge=1)
     # M at the first mini-batch when annealing.
-    start: Keyed[int] = Field(default=1, ge=1)
+    start: ChangesResults[int] = Field(default=1, ge=1)
     # M grows by one every this many mini-batches up to size (2019 §3.1: 150); None: M is size
     # throughout.
-    anneal_every: Keyed[int | None] = Field(default=None, ge=1)
+    anneal_every: ChangesResults[int | None] = Field(default=None, ge=1)
     # Mine negatives from every worker's batches (all-gathered), not only the worker's own.
-    across_workers: Keyed[bool] = False
+    across_workers: ChangesResults[bool] = False
 
 
 class RegularisationConfig(Strict):
@@ -142,98 +181,108 @@ class RegularisationConfig(Strict):
     0.5, 2018 §5.2: 0.3)."""
 
     # λ_w of λ_w‖W − W_initial‖²: keeps word embeddings near their start (2017 §4.2).
-    lambda_w: Keyed[float] = Field(default=0.0, ge=0)
+    lambda_w: ChangesResults[float] = Field(default=0.0, ge=0)
     # λ_c of λ_c‖W_c‖²: L2 penalty on the composition parameters (2017 §4.2).
-    lambda_c: Keyed[float] = Field(default=0.0, ge=0)
+    lambda_c: ChangesResults[float] = Field(default=0.0, ge=0)
     # Probability of dropping each token of a sentence (2017 §5.2: 0.5).
-    word_dropout: Keyed[float] = Field(default=0.0, ge=0, lt=1)
+    word_dropout: ChangesResults[float] = Field(default=0.0, ge=0, lt=1)
     # Probability of shuffling a sentence's tokens (2018 §5.2: 0.3).
-    scramble_rate: Keyed[float] = Field(default=0.0, ge=0, le=1)
+    scramble_rate: ChangesResults[float] = Field(default=0.0, ge=0, le=1)
 
 
 class TrainConfig(Strict):
     """Training of a paraphrastic encoder with Ray Train (``paralib train``)."""
 
-    sources: Keyed[list[SourceConfig]] = Field(default_factory=list)
-    model: Keyed[ModelConfig] = Field(default_factory=ModelConfig)
+    sources: ChangesResults[list[SourceConfig]] = Field(default_factory=list)
+    model: ChangesResults[ModelConfig] = Field(default_factory=ModelConfig)
     # Folder of the trained model (weights, tokenisers, model card).
-    output: Keyed[ExpandedPath] = "output/model"
+    output: KeptForOldRecords[ExpandedPath] = "output/model"
     # margin (2017 §4.2, mined negatives) or contrastive (Opusparcus §3.2, labelled pairs).
-    loss: Keyed[Literal["margin", "contrastive"]] = "margin"
+    loss: ChangesResults[Literal["margin", "contrastive"]] = "margin"
     # δ of the margin loss, in cosine (2017 §4.2: 0.4).
-    margin: Keyed[float] = Field(default=0.4, gt=0)
+    margin: ChangesResults[float] = Field(default=0.4, gt=0)
     # m of the contrastive loss: negatives pushed beyond cosine distance m.
-    contrastive_margin: Keyed[float] = Field(default=1.0, gt=0, le=2)
+    contrastive_margin: ChangesResults[float] = Field(default=1.0, gt=0, le=2)
     # Margin loss with a negative for each side (2017); false: the first side's only (2018, 2019).
-    symmetric: Keyed[bool] = True
+    symmetric: ChangesResults[bool] = True
     # max: the hardest (2018 §4); rand; mix alternates them by mega-batch; semihard: the
     # hardest that is farther from the anchor than its partner (FaceNet §3.2), else the hardest
-    negatives: Keyed[Literal["max", "rand", "mix", "semihard"]] = "max"
+    negatives: ChangesResults[Literal["max", "rand", "mix", "semihard"]] = "max"
     # Mine negatives from the other language's side only; None: when any pair has two languages.
-    bilingual: Keyed[bool | None] = None
-    megabatch: Keyed[MegaBatchConfig] = Field(default_factory=MegaBatchConfig)
-    regularisation: Keyed[RegularisationConfig] = Field(default_factory=RegularisationConfig)
+    bilingual: ChangesResults[bool | None] = None
+    megabatch: ChangesResults[MegaBatchConfig] = Field(default_factory=MegaBatchConfig)
+    regularisation: ChangesResults[RegularisationConfig] = Field(
+        default_factory=RegularisationConfig)
     # Pairs per mini-batch of each worker.
-    batch_size: Keyed[int] = Field(default=100, ge=2)
+    batch_size: ChangesResults[int] = Field(default=100, ge=2)
     # Adam learning rate (2017: 0.001).
-    lr: Keyed[float] = Field(default=0.001, gt=0)
+    lr: ChangesResults[float] = Field(default=0.001, gt=0)
     # Passes over the training pairs.
-    epochs: Keyed[int] = Field(default=10, ge=1)
+    epochs: Resumable[ChangesResults[int]] = Field(default=10, ge=1)
     # Train on at most this many pairs, after shuffling; None: all.
-    max_pairs: Keyed[int | None] = Field(default=None, ge=2)
+    max_pairs: ChangesResults[int | None] = Field(default=None, ge=2)
     # Language sampling temperature T (XLM, Conneau & Lample 2019 §3.1): the pairs are drawn
     # again, as many as there are, with language l's share ∝ n_l^(1/T) (its non-English side;
     # English paraphrase pairs count as "en"); T = 1 keeps the data's own shares, a larger T
     # moves them towards uniform (small languages repeated, large ones sampled down). None:
     # every pair once, as read.
-    lang_temperature: KeyedIfSet[float | None] = Field(default=None, gt=0)
+    lang_temperature: ChangesResultsIfSet[float | None] = Field(default=None, gt=0)
     # Caps on the pairs of a corpus and/or language (CapConfig), applied in order after
     # decontamination and before the temperatures.
-    caps: KeyedIfSet[list[CapConfig]] = Field(default_factory=list)
+    caps: ChangesResultsIfSet[list[CapConfig]] = Field(default_factory=list)
     # Corpus sampling temperature, as lang_temperature one level up: corpus c's share of the
     # pairs ∝ n_c^(1/T) (the corpus of a pair as in CapConfig). Drawn before the languages:
     # the corpora are balanced first, then lang_temperature balances the languages of the
     # result. None: every corpus as read.
-    corpus_temperature: KeyedIfSet[float | None] = Field(default=None, gt=0)
-    # Dev set scored (Pearson r) after every epoch; the best epoch is kept.
-    dev: Keyed[Literal["stsb-dev", "sts17-en-en", "none"]] = "stsb-dev"
+    corpus_temperature: ChangesResultsIfSet[float | None] = Field(default=None, gt=0)
+    # Dev set scored after every epoch; the best epoch is kept. stsb-dev (STS Benchmark dev)
+    # and sts17-en-en (STS 2017 en-en, the 2019 paper's; a test set, so paralib tune refuses
+    # it): Pearson r x100 of the cosines with the gold scores. xnli-dev: XNLI dev translation
+    # retrieval accuracy x100, xx->en and en->xx averaged, then averaged over its languages
+    # (all of ar, de, es, fr, tr; xnli-dev:ar,es,tr names some). none: the last epoch is kept.
+    dev: ChangesResults[str] = "stsb-dev"
     # Ray Train workers (data parallel).
-    workers: Keyed[int] = Field(default=1, ge=1)
+    workers: Resumable[ChangesResults[int]] = Field(default=1, ge=1)
     # Train on GPUs; None: when the cluster has one.
-    use_gpu: Keyed[bool | None] = None
+    use_gpu: Resumable[ChangesResults[bool | None]] = None
     # CPUs each Ray Train worker reserves.
-    cpus_per_worker: Keyed[float] = Field(default=1.0, gt=0)
+    cpus_per_worker: KeptForOldRecords[float] = Field(default=1.0, gt=0)
     # Ray Train storage of checkpoints and results, local or s3://.
-    storage_path: Keyed[str] = "output/ray-train"
+    storage_path: KeptForOldRecords[str] = "output/ray-train"
     # Ray Train checkpoints kept under storage_path: the best this many by dev Pearson (the
     # most recent ones with dev: none), and always the latest, to resume from; None keeps
     # every epoch's (a 20-epoch WORD run at width 300 writes about 1 GB of them).
-    keep_checkpoints: Unkeyed[int | None] = Field(default=1, ge=1)
+    keep_checkpoints: NotResults[int | None] = Field(default=1, ge=1)
     # Ray Train run name: its folder under storage_path.
-    name: Keyed[str] = Field(default="paralib-train", pattern=r"^[A-Za-z0-9_.-]+$")
+    name: KeptForOldRecords[str] = Field(default="paralib-train", pattern=r"^[A-Za-z0-9_.-]+$")
     # Seed of sampling, shuffling, initialisation and negatives.
-    seed: Keyed[int] = 1
+    seed: ChangesResults[int] = 1
     # Sentences the tokenisers (vocabulary, SentencePiece) are fitted on.
-    vocab_sample: Keyed[int] = Field(default=500_000, ge=100)
+    vocab_sample: ChangesResults[int] = Field(default=500_000, ge=100)
     # Which vocab_sample sentences fit the tokenisers: "order" the first ones (every pair's
     # s1 side, then the s2 sides: English first, so a large English source can leave the
     # other languages few); "language" the same number spread evenly over the languages
     # (each language's distinct sentences shuffled with train.seed, one language after
     # another; a language with fewer gives the rest to the others).
-    vocab_sample_by: KeyedIfSet[Literal["order", "language"]] = "order"
+    vocab_sample_by: ChangesResultsIfSet[Literal["order", "language"]] = "order"
     # Remove pairs that share a side with an evaluation set before training (issue "Bitext at
-    # scale"); false trains on the sources as they are, and the model card says so. This and
-    # group_negatives change a model but stay out of run fingerprints, as since they came.
-    decontaminate: Unkeyed[bool] = True
+    # scale"); false trains on the sources as they are, and the model card says so.
+    decontaminate: ChangesResultsRekeyed[bool] = True
     # Never mine a negative from a pair of the anchor's group (same normalised side, same
     # Bible verse, same image; issue "A paraphrastic encoder worth downloading", item 1).
-    group_negatives: Unkeyed[bool] = True
+    group_negatives: ChangesResultsRekeyed[bool] = True
     # Sparse gradients for the averaging encoders' embedding tables, with SparseAdam: a step
     # updates only the rows of its batch's tokens (issue "A paraphrastic encoder worth
     # downloading", item 5). Slower than dense fused Adam at SP 20k on CPU (4,773 vs 6,687
     # pairs/s, benchmarks/train_speed.py); ignored with lambda_w (its penalty is dense) and
     # under NCCL DDP (no sparse all-reduce).
-    sparse: KeyedIfSet[bool] = False
+    sparse: ChangesResultsIfSet[bool] = False
+
+    @field_validator("dev")
+    @classmethod
+    def _dev_set_exists(cls, dev: str) -> str:
+        dev_languages(dev)
+        return dev
 
     @field_validator("name")
     @classmethod

@@ -1,61 +1,74 @@
-"""A training run's identity: the config that made its checkpoints (issue "Reliability",
-item 2).
+"""A training run's identity: the config that made its checkpoints.
 
 ``paralib train`` resumes a run of the same ``train.name`` from its latest checkpoint. The run
-folder (``storage_path/name``) keeps ``paralib-run.json`` with the fingerprint of every
-``train`` key that shapes the model or its data; resuming with a config that differs (or
-into a run folder without that file) is refused, naming the keys that differ and how to start
-fresh (``paralib train --fresh`` or another ``train.name``). Keys that only say how long or
-where to train (``epochs``, workers, CPUs, GPU, output and storage paths, checkpoints kept)
-may change between resumes.
+folder (``storage_path/name``) keeps ``paralib-run.json`` with every key that shapes the model
+or its data: the fields of ``train``, and of the other sections training reads
+(``decontaminate``), that the schema says change results (:data:`paralib.fingerprint.Scope.WORK`:
+not those a resumed run may change, such as ``epochs``, workers or the GPU, nor output and
+storage paths). Resuming with a config that differs (or into a run folder without that file)
+is refused, naming the keys that differ and how to start fresh (``paralib train --fresh`` or
+another ``train.name``).
+
+A record made before the other sections were in the identity holds ``train``'s keys only: it
+is compared on those and written again with the whole identity, not refused.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from pyarrow.fs import FileType
+from pydantic import BaseModel
 
 from paralib.errors import ConfigurationError
+from paralib.fingerprint import flatten, section_print, stage_print
 from paralib.io import fs
-from paralib.io.stage import fingerprint
 from paralib.train.config import TrainConfig
 
 IDENTITY = "paralib-run.json"
-# may change when a run resumes: how long, on what, and where the results go
-RESUMABLE = ("epochs", "workers", "cpus_per_worker", "use_gpu", "output", "storage_path",
-             "keep_checkpoints", "name")
+OWN = "train"  # the section a record covers without saying which it covers
 
 
 class RunIdentityError(ConfigurationError, ValueError):
     """A run folder made with another config (or not by paralib train)."""
 
 
-def identity(cfg: TrainConfig) -> dict[str, Any]:
-    """The keys that make a run's model, flattened (``model.parts.0.dim``)."""
-    tree = {k: v for k, v in cfg.model_dump(mode="json").items() if k not in RESUMABLE}
-    flat: dict[str, Any] = {}
-
-    def walk(value: Any, prefix: str) -> None:
-        if isinstance(value, dict) and value:
-            for k, v in value.items():
-                walk(v, f"{prefix}.{k}" if prefix else k)
-        elif isinstance(value, list) and value:
-            for i, v in enumerate(value):
-                walk(v, f"{prefix}.{i}")
-        else:
-            flat[prefix] = value
-
-    walk(tree, "")
+def identity(cfg: TrainConfig, reads: Mapping[str, BaseModel] | None = None
+             ) -> dict[str, Any]:
+    """The keys that make a run's model, flattened: ``cfg``'s (``model.parts.0.dim``) and
+    those of each section in ``reads`` under its name (``decontaminate.ngram``)."""
+    flat = flatten(section_print(cfg), every_list=True)
+    for name, section in (reads or {}).items():
+        flatten(section_print(section), name, flat, every_list=True)
     return flat
 
 
-def check_run(cfg: TrainConfig, run_folder: str, s3=None, fresh: bool = False) -> None:
-    """Before training: refuse to resume ``run_folder`` with a different config; with
-    ``fresh`` delete it (only if ``paralib train`` made it); then record this config."""
+def _compared(saved: dict[str, Any], want: dict[str, Any], reads: Mapping[str, BaseModel]
+              ) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """The recorded identity and ``want``, each on the sections both cover (a record that
+    names none covers ``train`` alone), and the keys where they differ."""
+    recorded = saved.get("sections", [OWN])
+    names = [name for name in {*recorded, *reads} if name != OWN]
+    both = set(recorded) & {OWN, *reads}
+
+    def on_both(flat: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in flat.items()
+                if next((n for n in names if k.startswith(f"{n}.")), OWN) in both}
+
+    was, now = on_both(saved["identity"]), on_both(want)
+    return was, now, sorted(k for k in set(was) | set(now) if was.get(k) != now.get(k))
+
+
+def check_run(cfg: TrainConfig, run_folder: str, s3=None, fresh: bool = False,
+              reads: Mapping[str, BaseModel] | None = None) -> None:
+    """Before training: refuse to resume ``run_folder`` with a different config (``cfg`` and
+    the other sections training ``reads``, by name); with ``fresh`` delete it (only if
+    ``paralib train`` made it); then record this config."""
+    reads = dict(reads or {})
     marker = fs.join(run_folder, IDENTITY)
-    want = identity(cfg)
+    want = identity(cfg, reads)
     filesystem, inner = fs.resolve(run_folder, s3)
     if filesystem.get_file_info(inner).type != FileType.NotFound:
         has = fs.exists(marker, s3)
@@ -71,17 +84,26 @@ def check_run(cfg: TrainConfig, run_folder: str, s3=None, fresh: bool = False) -
                 f"them ({IDENTITY}); resuming could continue another model. Start fresh with "
                 "another train.name (or remove that folder yourself)")
         else:
-            saved = json.loads(fs.read_bytes(marker, s3))["identity"]
-            differ = sorted(k for k in set(saved) | set(want) if saved.get(k) != want.get(k))
+            saved = json.loads(fs.read_bytes(marker, s3))
+            was, now, differ = _compared(saved, want, reads)
             if differ:
-                shown = ", ".join(f"{k}: {saved.get(k)!r} -> {want.get(k)!r}"
+                shown = ", ".join(f"{k}: {was.get(k)!r} -> {now.get(k)!r}"
                                   for k in differ[:6])
                 raise RunIdentityError(
                     f"train.name {cfg.name!r} is a run made with another config ({len(differ)} "
                     f"key(s) differ: {shown}{', ...' if len(differ) > 6 else ''}); resuming "
                     "would continue that model. Use paralib train --fresh to start it over, "
                     "or another train.name")
-            return
-    fs.write_bytes(marker, json.dumps({"made_by": "paralib train", "fingerprint":
-                                       fingerprint(want), "identity": want},
-                                      indent=1).encode(), s3)
+            if saved.get("sections", [OWN]) == [OWN, *reads]:
+                return
+    _record(marker, want, reads, s3)
+
+
+def _record(marker: str, want: dict[str, Any], reads: Mapping[str, BaseModel], s3) -> None:
+    """Write ``paralib-run.json``: the identity, its fingerprint and the sections it covers
+    (``train`` alone, the record's form before other sections were covered, names none)."""
+    record: dict[str, Any] = {"made_by": "paralib train", "fingerprint": stage_print(want),
+                              "identity": want}
+    if reads:
+        record["sections"] = [OWN, *reads]
+    fs.write_bytes(marker, json.dumps(record, indent=1).encode(), s3)

@@ -167,3 +167,32 @@ def _candidate_key(path, lr: float) -> str:
     tuned = next(p for p in plans if p.name == "Tuned")
     return next(c.train_key for c in tuned.candidates if c.params["train.lr"] == lr)
 
+
+
+def test_a_record_kept_before_a_field_entered_the_keys_is_rekeyed_not_orphaned(crafted,
+                                                                              tmp_path):
+    """A run that sets a field run keys left out when it was kept
+    (``ChangesResultsRekeyed``: ``train.group_negatives``) is found under its former keys,
+    reused, and kept again under its new ones."""
+    path, trained = crafted
+    kept, setting = tmp_path / "kept", {"train.group_negatives": False}
+    runner.run_experiment(str(path), size="smoke", out=tmp_path / "machine1", records=kept,
+                          overrides=["train.group_negatives=false"], echo=lambda _: None)
+    exp = load_experiment(str(path))
+    fixed = {p.name: p for p in plan_runs(exp, "smoke", tmp_path / "machine2" / exp.name /
+                                          "smoke", setting)}["Fixed"]
+    assert fixed.former_keys[0] and fixed.former_keys[0] != fixed.train_key
+    record = kept / "toy-tuned/smoke/Fixed.json"
+    made = json.loads(record.read_text())
+    assert (made["train_key"], made["eval_key"]) == (fixed.train_key, fixed.eval_key)
+    made["train_key"], made["eval_key"] = fixed.former_keys   # as the keys were before
+    record.write_text(json.dumps(made))
+
+    trained.clear()
+    again = runner.run_experiment(str(path), size="smoke", out=tmp_path / "machine2",
+                                  records=kept, overrides=["train.group_negatives=false"],
+                                  echo=lambda _: None)
+    assert trained == [] and again.records["Fixed"].reused
+    now = json.loads(record.read_text())
+    assert (now["train_key"], now["eval_key"]) == (fixed.train_key, fixed.eval_key)
+    assert now["results"] == made["results"]

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from pydantic import ValidationError
 
-from paralib.schema import keyed
+from paralib.fingerprint import covered
 from paralib.train.config import TrainConfig
 from paralib.train.mining import (
     hardest,
@@ -155,9 +155,9 @@ def test_bilingual_semihard_one_product_equals_the_gathered_path():
 
 def test_semihard_is_an_option_and_max_stays_the_default():
     assert TrainConfig().negatives == "max"
-    default = keyed(TrainConfig().model_dump(mode="json"), TrainConfig)
+    default = covered(TrainConfig().model_dump(mode="json"), TrainConfig)
     assert default["negatives"] == "max"
-    semi = keyed(TrainConfig(negatives="semihard").model_dump(mode="json"), TrainConfig)
+    semi = covered(TrainConfig(negatives="semihard").model_dump(mode="json"), TrainConfig)
     assert semi != default and semi["negatives"] == "semihard"
     with pytest.raises(ValidationError):
         TrainConfig(negatives="semi-hard")
