@@ -1,6 +1,6 @@
 """Back-translation at scale: ``configs/news-backtranslate.yaml`` end to end, measured.
 
-Issue "Bitext at scale", item 5: the German, French and Czech sides of every wmt-news and
+The German, French and Czech sides of every wmt-news and
 tatoeba-challenge pair (about 130,000 sentences) back-translated into English with the
 news-trained models (beam 4, 4-best with per-token cost, 2017 §3 and §5.6), then scored and
 selected by the existing stages. Each stage runs in this process on an embedded Ray (as

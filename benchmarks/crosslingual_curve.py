@@ -1,5 +1,5 @@
 """Learning curve of the cross-lingual scores against the number of bitext pairs of one
-language (issue 28: STS 2017 ar-en, es-en, tr-en >= 60 Pearson x100, Tatoeba >= 90%): are
+language (targets: STS 2017 ar-en, es-en, tr-en >= 60 Pearson x100, Tatoeba >= 90%): are
 the targets reachable on the decontaminated bitext here?
 
 For every language (``--langs``, default ar, es, tr) the same recipe is trained on its pairs of
@@ -44,8 +44,8 @@ import numpy as np
 from benchmarks.common import RESULTS, stamp, table
 
 ROOT = Path(__file__).resolve().parent.parent
-STS_TARGET = 60.0      # issue 28: STS 2017 ar-en, es-en, tr-en
-TATOEBA_TARGET = 90.0  # issue 28: Tatoeba de, fr, es, ru
+STS_TARGET = 60.0      # target: STS 2017 ar-en, es-en, tr-en
+TATOEBA_TARGET = 90.0  # target: Tatoeba de, fr, es, ru
 TATOEBA_TARGET_LANGS = ("de", "fr", "es", "ru")
 # Wieting et al. 2019, Table 2 (SP, 1M OpenSubtitles pairs per language)
 PAPER_2019 = {"ar": 74.7, "es": 76.4, "tr": 77.2}

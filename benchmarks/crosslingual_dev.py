@@ -1,5 +1,5 @@
-"""Choose a cross-lingual model on development data only (issue 28, item 2: "Ray Tune on
-development sets only ... never a test set"; 2019 §3).
+"""Choose a cross-lingual model on development data only (a model chosen
+on a test set overstates its test score; 2019 §3).
 
 Every candidate model folder (``--model NAME=DIR``, each trained by ``paralib train``, which
 already kept its best epoch on STS Benchmark dev) is scored on the XNLI dev retrieval suite

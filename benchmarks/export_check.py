@@ -1,5 +1,5 @@
-"""How exactly ``paralib export`` carries a model into sentence-transformers and model2vec
-(issue 29), measured on the shipped encoder:
+"""How exactly ``paralib export`` carries a model into sentence-transformers and model2vec,
+measured on the shipped encoder:
 
 - the lowest cosine between paralib's vector and each export's over every sentence of the STS
   Benchmark test set (and how many of them hold text no sentencepiece piece covers);

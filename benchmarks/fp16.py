@@ -1,5 +1,5 @@
-"""What float16 weights change in a model folder (issue 28, item 3: "fp16 weights are fine if
-the card states the difference to fp32, measured").
+"""What float16 weights change in a model folder, measured, so that the
+model card can state the difference to float32.
 
 Each ``--model NAME=DIR`` is loaded as saved (float32) and again with every weight rounded to
 float16 (``paralib.load`` computes in float32 either way: rounding is the whole difference).

@@ -1,5 +1,5 @@
 """Side-by-side quality of paralib's shipped encoders and their peers, in one run and on the
-same sentences (issue "A paraphrastic encoder worth downloading", item 4).
+same sentences.
 
 Every row goes through ``paralib.evaluate.evaluate`` (the suites of ``paralib evaluate``):
 

@@ -1,4 +1,4 @@
-"""All the bitext at once, in flat memory (issue "Bitext at scale", item 6).
+"""All the bitext at once, in flat memory.
 
 Runs ``paralib decontaminate --config configs/bitext-all.yaml`` (every pair of WMT news, the
 Tatoeba Challenge, NTREX-128 and TICO-19, and the Bible-version pairs) on the first 10 % of

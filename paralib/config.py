@@ -86,7 +86,7 @@ class S3Config(Strict):
 
 
 class DecontaminateConfig(Strict):
-    """``paralib decontaminate`` (issue "Bitext at scale"): drop every pair one of whose sides
+    """``paralib decontaminate``: drop every pair one of whose sides
     is in an evaluation set, matched on the normal form (NFKC, case-folded, punctuation and
     whitespace removed) or, for sentences of at least ``min_tokens`` tokens, on a shared
     ``ngram``-token window; group the pairs; drop exact duplicates. Training runs the same

@@ -40,7 +40,7 @@ SHIPPED = "paralib-en (shipped)"
 
 def shipped_model() -> Path:
     """The shipped English encoder (``models/paralib-en``), evaluated beside the model the
-    quickstart trains (issue "A paraphrastic encoder worth downloading", item 3)."""
+    quickstart trains, so that a new model is read against the one paralib ships."""
     return models_root() / "paralib-en"
 
 

@@ -1,5 +1,5 @@
 """Credentials never printed: redaction of secret-like values in configs, errors and logs
-(issue "Reliability", item 6).
+(a log or an error report is shared; a secret in it is leaked).
 
 A value is secret when its key names a credential (``secret_key``, ``access_key``,
 ``password``, ``token``, ``api_key``, ``credentials``, ``private_key``...), and inside any

@@ -1,6 +1,6 @@
 """Every error paralib raises for the user derives from one kind of ParalibError, and the
 command line prints such an error as one message (exit status and hint), a bug with its
-traceback in the log (issue 31, item 5)."""
+traceback in the log."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Secrets are never printed: ``paralib config``, config errors and log lines mask them
-(issue "Reliability", item 6)."""
+"""Secrets are never printed: ``paralib config``, config errors and log lines mask them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Corpora the experiments need that no translation stage makes (issue 7).
+"""Corpora the experiments need that no translation stage makes.
 
 - :mod:`paralib.corpora.captions`: Multi30k task-2 caption pairs written in the
   back-translation output schema, so that ``paralib score`` and ``paralib select`` treat

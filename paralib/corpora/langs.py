@@ -5,7 +5,7 @@ the Tatoeba Challenge and NTREX-128 use ISO 639-3 (``deu``, ``srp-Cyrl``, ``zho-
 :func:`canonical` maps every one of them to the shortest BCP-47 tag (``langcodes``'
 ``standardize_tag`` with macro-languages folded: ``deu`` → ``de``, ``arb`` → ``ar``,
 ``cmn`` → ``zh``, ``zho-TW`` → ``zh-TW``), so that ``de`` and ``deu`` name the same language
-in configs, outputs and reports (issue "Bitext at scale", item 1). ISO 639-1 was chosen over
+in configs, outputs and reports. ISO 639-1 was chosen over
 ISO 639-3 because every existing config, model and output of paralib already says ``de``,
 ``fr``, ``cs`` and ``en``.
 

@@ -1,5 +1,4 @@
-"""``paralib corpora``: what the data root holds, by corpus and language, with pair counts
-(issue "Bitext at scale", item 1)."""
+"""``paralib corpora``: what the data root holds, by corpus and language, with pair counts."""
 
 from __future__ import annotations
 

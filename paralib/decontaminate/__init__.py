@@ -1,5 +1,5 @@
-"""Decontamination: find training pairs that share a side with an evaluation set (2019 §3 /
-issue 'Bitext at scale').
+"""Decontamination: find training pairs that share a side with an evaluation set (2019 §3),
+which would otherwise inflate the scores measured on it.
 
     from paralib.decontaminate import EvalIndex
     index = EvalIndex.cached(data_root())

@@ -1,5 +1,5 @@
 """Every sentence of every evaluation set, read with :mod:`paralib.evaluate.loaders`
-(2019 §3 / issue 'Bitext at scale': no training pair may share a side with an evaluation set).
+(2019 §3: no training pair may share a side with an evaluation set).
 
 One name per evaluation family (:data:`EVAL_SETS`), each with every split and both sides,
 whatever the language, and *every* line of the STS input files, scored or not (an unscored

@@ -1,4 +1,4 @@
-"""The evaluation-set index and the contamination matcher (2019 §3 / issue 'Bitext at scale').
+"""The evaluation-set index and the contamination matcher (2019 §3).
 
 :class:`EvalIndex` holds two sorted uint64 hash arrays with a parallel set id each:
 

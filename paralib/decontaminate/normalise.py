@@ -1,5 +1,5 @@
-"""Normal forms, tokens and stable hashes for decontamination (2019 §3 / issue 'Bitext at
-scale': training pairs that share a side with an evaluation set are removed before training).
+"""Normal forms, tokens and stable hashes for decontamination (2019 §3:
+training pairs that share a side with an evaluation set are removed before training).
 
 Two texts are the *same sentence* when their :func:`normal_form` is equal: NFKC, case folding,
 and every punctuation, separator, whitespace and control character removed, so re-casing,

@@ -1,7 +1,7 @@
 """Decontamination, groups and duplicates of a table of pairs held in memory (the training
 path; :mod:`paralib.decontaminate.stage` streams the same over sharded corpora).
 
-Issue "Bitext at scale", items 2-3: a pair one of whose sides is in an evaluation set is a
+A pair one of whose sides is in an evaluation set is a
 reject naming the set; exact duplicate pairs are rejects; the rest get a ``group`` such that
 pairs sharing a normalised English side, or an explicit group (the versions of one Bible
 verse, the captions of one image), are in one group. Groups are the connected components of

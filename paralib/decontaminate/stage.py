@@ -1,5 +1,5 @@
-"""``paralib decontaminate``: the training-ready corpus, streamed on Ray Data (issue "Bitext at
-scale", items 2, 3 and 6).
+"""``paralib decontaminate``: the training-ready corpus, streamed on Ray Data, so
+that no corpus has to fit in memory.
 
 Every input of ``bitext.inputs`` and ``bitext.corpora`` is read in shards (the back-translation
 reader: undecodable, empty, over-long, untranslated and wrong-script lines are rejects), then

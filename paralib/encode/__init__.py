@@ -1,5 +1,5 @@
 """``paralib encode`` at scale: monolingual text (local or ``s3://``) → sentence vectors in
-Parquet, on a Ray Data actor pool, resumable per shard (issue 29, item 3).
+Parquet, on a Ray Data actor pool, resumable per shard.
 
 ``encode(cfg)`` (:mod:`paralib.encode.pipeline`) runs the stage; :mod:`paralib.encode.vectors`
 reads its output back. Names are imported on first use, so that reading a config (which

@@ -1,4 +1,4 @@
-"""The evaluation stage (issue 5): STS 2012-2016, STS Benchmark, SICK, STS 2017, paraphrase
+"""The evaluation stage: STS 2012-2016, STS Benchmark, SICK, STS 2017, paraphrase
 detection, Tatoeba, BUCC 2018 mining, nearest neighbours and encoding speed, for trained models
 and baselines, with a JSON, Markdown and HTML report.
 

@@ -1,5 +1,5 @@
-"""sentence-transformers and model2vec folders as models of ``paralib evaluate`` (issue 29,
-item 2): a peer, or a paralib model exported with ``paralib export``, is measured by exactly
+"""sentence-transformers and model2vec folders as models of ``paralib evaluate``:
+a peer, or a paralib model exported with ``paralib export``, is measured by exactly
 paralib's suites.
 
 A folder is told by its files (:func:`folder_kind`): ``config.json`` with ``"format":

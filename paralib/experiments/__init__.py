@@ -1,4 +1,4 @@
-"""Reproductions of the papers' tables (issue 7): one YAML file per table under
+"""Reproductions of the papers' tables: one YAML file per table under
 ``experiments/``, one command per table, and a results book (``docs/RESULTS.md``).
 
     from paralib.experiments import run_experiment

@@ -1,7 +1,7 @@
 """Kept run records: the results of finished runs, committed beside the results book.
 
 A run's working folder (``OUT/NAME/SIZE/runs/RUN/``: its ``run.json``, model, selection and
-Ray Train checkpoints) lives on the machine that made it. The full sizes of issue 7 take more
+Ray Train checkpoints) lives on the machine that made it. The full sizes of the tables take more
 hours than one machine is held for, so the runner also keeps each finished run's record
 (``run.json``: fingerprints, training summary, evaluation results, seconds, when and where it
 was made) in ``docs/results/runs/NAME/SIZE/RUN.json``. Those files are committed with the

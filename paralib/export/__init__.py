@@ -1,4 +1,4 @@
-"""Export paralib models for sentence-transformers and model2vec (issue 29).
+"""Export paralib models for sentence-transformers and model2vec.
 
 ``export(model_path, out, to)`` writes a paralib model folder (:func:`paralib.load`) as a
 folder that ``SentenceTransformer(out)`` or ``model2vec.StaticModel.from_pretrained(out)``

@@ -7,7 +7,7 @@ a malformed TSV/JSON line, an untranslated or wrong-script side (:mod:`paralib.i
 Line-aligned file pairs of different lengths are an error before any work starts, giving both
 counts. Rows carry ``set`` and ``group``: pairs whose English sides have the same normal form
 share a group, as do the versions of one Bible verse and, in multi-parallel inputs with a
-``line_group``, line i of every language (issue "Bitext at scale", item 3).
+``line_group``, line i of every language.
 """
 
 from __future__ import annotations

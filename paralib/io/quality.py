@@ -1,5 +1,5 @@
-"""Rejects for bitext lines that read fine but cannot be translations (issue "Bitext at
-scale", bad input): an "English" side that is the source copied (untranslated), and a side
+"""Rejects for bitext lines that read fine but cannot be translations:
+an "English" side that is the source copied (untranslated), and a side
 written mostly in a script its language is not written in (a Latin-script line in the Russian
 file, a Chinese line on the English side).
 

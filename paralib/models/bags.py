@@ -1,6 +1,6 @@
 """Token-id bags: the ids of many sentences as one flat array with row offsets, no padding.
 
-Training tokenises its pairs once (issue "A paraphrastic encoder worth downloading", item 5)
+Training tokenises its pairs once (tokenising every epoch cost more than the training step)
 and keeps them as bags: a mega-batch, its mined negatives and each mini-batch are cut out of
 them by index, and averaging encoders read them straight into ``embedding_bag`` (2018 §4,
 2019 §2: ``g(s)`` is a mean of token embeddings, so no padded ``(B, T)`` tensor is needed).

@@ -1,4 +1,4 @@
-"""Replacing a model folder safely: only one that paralib made (issue "Reliability", item 1).
+"""Replacing a model folder safely: only one that paralib made, never a user's folder.
 
 Every model folder paralib writes carries :data:`MARKER`; a folder whose ``config.json`` says
 ``paralib-encoder`` (made before the marker) counts too, and so does an empty folder. Anything

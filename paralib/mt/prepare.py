@@ -1,7 +1,7 @@
 """Prepare the training data of ``paralib mt train``: read, clean, encode, never all at once.
 
-The translation models of the papers (2017 §3, 2018 §3) train on bitext; issue "Bitext at
-scale" trains them on news (WMT news, Tatoeba Challenge, NTREX, TICO) as well as captions, and
+The translation models of the papers (2017 §3, 2018 §3) train on bitext; paralib
+trains them on news (WMT news, Tatoeba Challenge, NTREX, TICO) as well as captions, and
 requires that the corpus is streamed and decontaminated. Three passes, each holding one shard:
 
 1. stream the inputs (:func:`paralib.mt.data.iter_pairs`): reader rejects, wrong language,

@@ -1,6 +1,6 @@
 """Training pairs tokenised once: id columns for the Ray dataset and the :class:`PairBatch` the
-trainer cuts mega-batches, negatives and mini-batches from (issue "A paraphrastic encoder
-worth downloading", item 5; 2018 §4 mega-batching).
+trainer cuts mega-batches, negatives and mini-batches from (2018 §4
+mega-batching), so that no epoch tokenises again.
 
 The driver tokenises every pair once (:func:`token_columns`, Arrow ``list<int32>`` columns
 ``ids1_K`` / ``ids2_K`` for token stream K of :func:`paralib.models.model.token_streams`);

@@ -265,17 +265,17 @@ class TrainConfig(Strict):
     # (each language's distinct sentences shuffled with train.seed, one language after
     # another; a language with fewer gives the rest to the others).
     vocab_sample_by: ChangesResultsIfSet[Literal["order", "language"]] = "order"
-    # Remove pairs that share a side with an evaluation set before training (issue "Bitext at
-    # scale"); false trains on the sources as they are, and the model card says so.
+    # Remove pairs that share a side with an evaluation set before training (a test sentence
+    # seen in training inflates its score); false trains on the sources as they are, and the
+    # model card says so.
     decontaminate: ChangesResultsRekeyed[bool] = True
     # Never mine a negative from a pair of the anchor's group (same normalised side, same
-    # Bible verse, same image; issue "A paraphrastic encoder worth downloading", item 1).
+    # Bible verse, same image): such a pair is a paraphrase, not a negative.
     group_negatives: ChangesResultsRekeyed[bool] = True
     # Sparse gradients for the averaging encoders' embedding tables, with SparseAdam: a step
-    # updates only the rows of its batch's tokens (issue "A paraphrastic encoder worth
-    # downloading", item 5). Slower than dense fused Adam at SP 20k on CPU (4,773 vs 6,687
-    # pairs/s, benchmarks/train_speed.py); ignored with lambda_w (its penalty is dense) and
-    # under NCCL DDP (no sparse all-reduce).
+    # updates only the rows of its batch's tokens. Slower than dense fused Adam at SP 20k on
+    # CPU (4,773 vs 6,687 pairs/s, benchmarks/train_speed.py); ignored with lambda_w (its
+    # penalty is dense) and under NCCL DDP (no sparse all-reduce).
     sparse: ChangesResultsIfSet[bool] = False
 
     @field_validator("dev")

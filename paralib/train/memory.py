@@ -1,5 +1,4 @@
-"""Keep freed memory in the training process (issue "A paraphrastic encoder worth
-downloading", item 5).
+"""Keep freed memory in the training process.
 
 Every training step of an averaging encoder allocates its embedding table's dense gradient
 afresh (24 MB for SP 20k at dim 300) and frees it at the next ``zero_grad``. glibc's

@@ -23,7 +23,7 @@ When the queries are the whole pool (one worker, or no gathering), the cosine ma
 symmetric: :func:`hardest_in_pool` computes each block of it once and reads it by rows and by
 columns, half the multiply-adds of the plain product (``benchmarks/train.py`` measures it).
 
-Group-aware negatives (issue "A paraphrastic encoder worth downloading", item 1): with
+Group-aware negatives (a pair of the anchor's group is a paraphrase, not a negative): with
 ``groups`` (one id per pair, :func:`paralib.decontaminate.pairs.group_components`) no sentence
 of a pair in the anchor's group is ever its negative: not the other captions of its image,
 not the other versions of its verse, not the same English sentence paired with another

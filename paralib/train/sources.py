@@ -4,7 +4,7 @@ DCU §3).
 Every source yields rows ``s1, s2, lang1, lang2, source, group`` (and ``label`` for labelled
 pairs). Rows that cannot train (an empty side, a malformed line, a side that is in an
 evaluation set, an exact duplicate) are returned as rejects with a reason, never dropped.
-Decontamination is on unless ``train.decontaminate`` is false (issue "Bitext at scale"); pairs
+Decontamination is on unless ``train.decontaminate`` is false; pairs
 sharing a normalised side, a Bible verse or an image share a ``group``
 (:func:`paralib.decontaminate.pairs.group_components`).
 """

@@ -16,7 +16,7 @@ import pyarrow as pa
 from paralib.io.bitext import read_shards
 from paralib.io.stage import write_parts
 
-# ``set`` and ``group`` (issue "Bitext at scale"): the set a pair comes from and its group
+# ``set`` and ``group``: the set a pair comes from and its group
 # (pairs of one group are paraphrases: the k-best hypotheses of one source share the group of
 # its English reference).
 OUTPUT_SCHEMA = pa.schema(

@@ -14,10 +14,9 @@ shortcut for what the papers tuned:
   ``contrastive_margin`` (Opusparcus §3.2), ``megabatch`` (M), ``anneal_every``, ``scramble``,
   ``dropout`` (every encoder part), ``word_dropout``, ``lr``, ``batch_size``, ``negatives``,
   ``epochs`` (the stopping epoch, 2017 §5.3);
-- the 2019 recipe at scale (2019 §2-3.1, issue "A paraphrastic encoder worth downloading",
-  item 2): ``data_mix`` (a named preset of ``train.sources`` over the base configuration's
-  ``corpus`` source: :data:`DATA_MIXES`), ``vocab_size`` and ``dim`` (every encoder part),
-  ``lang_temperature`` (``train.lang_temperature``).
+- the 2019 recipe at scale (2019 §2-3.1): ``data_mix`` (a named preset of ``train.sources``
+  over the base configuration's ``corpus`` source: :data:`DATA_MIXES`), ``vocab_size`` and
+  ``dim`` (every encoder part), ``lang_temperature`` (``train.lang_temperature``).
 
 Shortcuts with ``selects=True`` (and dotted ``select.*`` keys) tune the selection: a space
 that names none of them, on a base configuration whose ``train.sources`` do not read
@@ -119,9 +118,9 @@ _dropout = _parts("dropout")
 # English paraphrase sources (their pairs are en-en); ``bitext`` drops them
 PARAPHRASE_KINDS = ("captions", "pairs", "sts", "ppdb")
 
-# The data mixes of issue "A paraphrastic encoder worth downloading", item 2, as presets of
-# train.sources built from the base configuration's ``corpus`` source(s) (each keeps its
-# path, limit and sample): what each trains on.
+# The data mixes the 2019 recipe at scale is tuned over, as presets of train.sources built
+# from the base configuration's ``corpus`` source(s) (each keeps its path, limit and sample):
+# what each trains on.
 DATA_MIXES: dict[str, str] = {
     "bitext": "the corpus's bitext pairs only (exclude_langs: [en]), no English paraphrase "
               "source (2019 §2: bilingual pairs alone)",

@@ -1,4 +1,4 @@
-"""Issue 30 item 9: a wrong or damaged file is one message naming the file, what was
+"""A wrong or damaged file is one message naming the file, what was
 expected and what was found; exit status 2 and no traceback from the command line."""
 
 from __future__ import annotations

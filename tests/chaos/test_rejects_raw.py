@@ -1,4 +1,4 @@
-"""Issue 30 item 10: a reject whose bytes could not be decoded keeps those bytes (escaped,
+"""A reject whose bytes could not be decoded keeps those bytes (escaped,
 losslessly) in the rejects output, and every reject is one complete record: its id, corpus,
 language, source line, reason and raw input, in one row of one file."""
 

@@ -1,4 +1,4 @@
-"""Issue 30 item 4: a rerun with other options into the same output folder is one clear
+"""A rerun with other options into the same output folder is one clear
 message (exit 2, no traceback) that says how to start fresh, and leaves the output alone."""
 
 from __future__ import annotations

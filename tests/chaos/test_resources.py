@@ -1,4 +1,4 @@
-"""Issue 30 item 11: a request that no node can hold fails at once, naming what was asked
+"""A request that no node can hold fails at once, naming what was asked
 and what exists, instead of waiting forever (embedded Ray: nothing can be added)."""
 
 from __future__ import annotations

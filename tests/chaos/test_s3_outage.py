@@ -1,4 +1,4 @@
-"""Issue 30 item 12: every ``s3://`` bucket of the config is checked before a stage starts,
+"""Every ``s3://`` bucket of the config is checked before a stage starts,
 and a short S3 outage mid-run (the moto server stopped, then started again) is retried with
 backoff: the stage finishes with every input row exactly once."""
 

@@ -1,4 +1,4 @@
-"""Issue 30 item 3: a stage output is tied to the content of its inputs, a smaller rerun
+"""A stage output is tied to the content of its inputs, a smaller rerun
 leaves no stale shards behind, and every reader of a stage output refuses an unfinished one,
 naming the stage that has to finish."""
 

@@ -1,4 +1,4 @@
-"""Issue 30 item 11 (the rest): a stage that makes no progress for ``ray.stall_timeout_s``
+"""A stage that makes no progress for ``ray.stall_timeout_s``
 fails with a message instead of waiting forever: the Ray Data stages, captions (written in
 the driver), Ray Train (pairs trained) and Ray Tune (trials that never start)."""
 

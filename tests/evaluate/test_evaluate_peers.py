@@ -1,4 +1,4 @@
-"""``paralib evaluate`` on sentence-transformers and model2vec folders (issue 29, item 2): a
+"""``paralib evaluate`` on sentence-transformers and model2vec folders: a
 paralib model exported to either library scores what the original scores, through the same
 suites; folders are told by their files; foreign code in ``modules.json`` is refused."""
 

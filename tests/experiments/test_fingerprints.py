@@ -42,10 +42,11 @@ def test_kept_records_keep_their_fingerprints(every_need_met):
     assert wrong == []
 
 
-# The hand-kept lists the declarations replace (paralib/experiments/plan.py before issue 31),
-# with the ten fields added since the records without a list entry (ray.stall_timeout_s,
-# ray.node_types, s3.max_attempts; backtranslate/pivot/paraphrase.models; mt.corpora,
-# mt.decontaminate, mt.device, mt.shard_rows), which had made every kept run look changed.
+# The hand-kept lists the declarations replace (paralib/experiments/plan.py before the schema
+# declared them), with the ten fields added since the records without a list entry
+# (ray.stall_timeout_s, ray.node_types, s3.max_attempts; backtranslate/pivot/paraphrase.models;
+# mt.corpora, mt.decontaminate, mt.device, mt.shard_rows), which had made every kept run look
+# changed.
 NOT_IN_KEY = {**{s: ("actors_per_gpu", "inter_threads", "fuse_io")
                  for s in ("backtranslate", "pivot", "paraphrase")},
               "train": ("keep_checkpoints", "decontaminate", "group_negatives"),

@@ -1,4 +1,4 @@
-"""Model folders: paralib replaces only a folder it made (issue "Reliability", item 1)."""
+"""Model folders: paralib replaces only a folder it made."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The shipped encoders in ``models/``: they load with ``paralib.load`` and encode as their
-cards say (issue "A paraphrastic encoder worth downloading", item 3)."""
+cards say."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tuning the 2019 recipe at scale (issue "A paraphrastic encoder worth downloading", item 2):
+"""Tuning the 2019 recipe at scale:
 the ``data_mix``, ``vocab_size``, ``dim`` and ``lang_temperature`` shortcuts, the training
 sources' language filters, sample and language sampling temperature, trials that train on
 ``train.sources`` without a selection, and one real search of two data mixes over a small
