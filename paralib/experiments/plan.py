@@ -86,11 +86,6 @@ class RunPlan:
                                          "eval_key": self.eval_key})
 
 
-def fingerprint(value: Any) -> str:
-    """A run key: the short hash of a JSON-able value (:func:`paralib.fingerprint.digest`)."""
-    return digest(value)
-
-
 def substitute(tree: Any, values: Mapping[str, str]) -> Any:
     """``tree`` with ``{name}`` placeholders in every string replaced by ``values[name]``."""
     if isinstance(tree, str):
@@ -145,19 +140,27 @@ def plan_runs(exp: Experiment, size: str, out: Path,
             former = _key_config(exp, name, size, folder, out, overrides, legacy=True)
             if spec.tune is not None:
                 _add_candidates(plan, exp, size, out, spec.tune, overrides)
-        keys = [_train_key(t, sz.engine, spec.trained, spec.select) for t in (train, former)]
-        if plan.candidates:
-            keys = [fingerprint({"candidates": [getattr(c, k) for c in plan.candidates],
-                                 "metric": plan.tune_metric, "mode": plan.tune_mode})
-                    for k in ("train_key", "former_train_key")]
-        plan.train_key, evals = keys[0], [
-            fingerprint({"model": key, "suites": exp.evaluate.suites, "settings": settings,
-                         "properties": spec.properties}) for key in keys]
-        plan.eval_key = evals[0]
-        if keys[1] != keys[0]:
-            plan.former_keys = (keys[1], evals[1])
+        _set_keys(plan, (train, former), sz.engine, spec.trained, spec.select,
+                  {"suites": exp.evaluate.suites, "settings": settings,
+                   "properties": spec.properties})
         plans.append(plan)
     return plans
+
+
+def _set_keys(plan: RunPlan, trees: tuple[Any, Any], engine: str, trained: Any, select: Any,
+              evaluated: dict[str, Any]) -> None:
+    """Set ``plan``'s training and evaluation keys from its key config ``trees`` (now, and as
+    the keys were before the rekeyed fields entered them), and its :attr:`RunPlan.former_keys`
+    where the two differ. ``evaluated``: what its evaluation key covers besides the model."""
+    keys = [_train_key(tree, engine, trained, select) for tree in trees]
+    if plan.candidates:
+        keys = [digest({"candidates": [getattr(c, k) for c in plan.candidates],
+                        "metric": plan.tune_metric, "mode": plan.tune_mode})
+                for k in ("train_key", "former_train_key")]
+    evals = [digest({"model": key, **evaluated}) for key in keys]
+    plan.train_key, plan.eval_key = keys[0], evals[0]
+    if keys[1] != keys[0]:
+        plan.former_keys = (keys[1], evals[1])
 
 
 # The runner's own folders as a run's fingerprint sees them: the same run has the same
@@ -213,7 +216,7 @@ def _portable(value: Any, roots: list[tuple[str, str]]) -> Any:
 
 def _train_key(train: Any, engine: str, trained: Any, select: Any) -> str:
     """Fingerprint of what makes a run's model: reused while it is unchanged."""
-    return fingerprint({"train": train, "engine": engine, "trained": trained,
+    return digest({"train": train, "engine": engine, "trained": trained,
                         "select": select})
 
 
