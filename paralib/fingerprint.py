@@ -85,6 +85,7 @@ def stage_print(*parts: object) -> Print:
 
 
 def _default(field: Any) -> Any:
+    """A field's default value, as JSON."""
     return to_jsonable_python(field.get_default(call_default_factory=True, validated_data={}))
 
 
@@ -100,7 +101,7 @@ def _enters(role: Role, resumable: bool, scope: Scope, legacy: bool) -> bool:
 
 def covered(tree: dict[str, Any], model: type[BaseModel], scope: Scope = Scope.RUN, *,
             legacy: bool = False) -> dict[str, Any]:
-    """``tree`` (the ``model_dump(mode="json")`` of a ``model``) less the fields that the
+    """``tree`` (a ``model_dump`` of a ``model``) less the fields that the
     schema leaves out of a fingerprint of ``scope``, in place, sections entered by their own
     fields' roles. In run keys a field that changes results only since kept records were made
     (:data:`Role.RESULTS_IF_SET`, :data:`Role.REKEYED`) counts only while it differs from its
