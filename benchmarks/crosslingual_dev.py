@@ -2,11 +2,12 @@
 on a test set overstates its test score; 2019 §3).
 
 Every candidate model folder (``--model NAME=DIR``, each trained by ``paralib train``, which
-already kept its best epoch on STS Benchmark dev) is scored on the XNLI dev retrieval suite
+already kept its best epoch on its ``train.dev``) is scored on the XNLI dev retrieval suite
 (``paralib evaluate --suite xnli``: ar, de, es, fr, tr ↔ en, both directions, 3,320 sentences
-a language). The XNLI dev mean picks the model; STS Benchmark dev (from the folder's
-``training.json``) is shown beside it. No test set is read: the chosen model is measured once,
-afterwards, by ``benchmarks/quality.py``.
+a language), with the arithmetic of ``train.dev: xnli-dev`` (:mod:`paralib.evaluate.retrieval`).
+The XNLI dev mean picks the model; STS Benchmark dev (from the folder's ``training.json``) is
+shown beside it. No test set is read: the chosen model is measured once, afterwards, by
+``benchmarks/quality.py``.
 
     python -m benchmarks crosslingual_dev --model xl=output/models/paralib-xl \
         --model xl-d600=output/models/paralib-xl-d600 [--out NAME]
@@ -25,23 +26,21 @@ from pathlib import Path
 
 from benchmarks.common import model_folders, table, write_json
 from paralib.contracts import EvalReport, TrainingSummary
-
-XNLI = ("ar", "de", "es", "fr", "tr")
+from paralib.evaluate.retrieval import mean_score, report_scores
+from paralib.train.config import XNLI_DEV_LANGS as XNLI
 
 
 def dev_row(name: str, folder: Path, report: EvalReport) -> dict:
     """One candidate's row: XNLI dev accuracy per language (mean of both directions), their
     mean, and its STS Benchmark dev Pearson from ``training.json``."""
-    sets = report.tasks["xnli"].models[name].get("sets", {})
-    row: dict = {"model": name, "folder": str(folder)}
-    for lang in XNLI:
-        s = sets.get(f"{lang}-en", {})
-        row[f"xnli {lang}"] = ((s["xx->en"] + s["en->xx"]) / 2 if s.get("status") == "ok"
-                               else math.nan)
-    row["xnli mean"] = sum(row[f"xnli {lang}"] for lang in XNLI) / len(XNLI)
+    by_lang = report_scores(report.tasks["xnli"].models[name].get("sets", {}), XNLI)
+    row: dict = {"model": name, "folder": str(folder),
+                 **{f"xnli {lang}": score for lang, score in by_lang.items()},
+                 "xnli mean": mean_score(by_lang)}
     summary = folder / "training.json"
     train = TrainingSummary.load(json.loads(summary.read_text())) if summary.is_file() else None
-    row["stsb dev"] = train.dev_pearson if train and train.dev == "stsb-dev" else math.nan
+    stsb = train.best_dev()[0] if train and train.dev == "stsb-dev" else None
+    row["stsb dev"] = math.nan if stsb is None else stsb
     row["pairs"] = train.pairs if train else None
     row["best epoch"] = train.best_epoch if train else None
     return row

@@ -42,11 +42,24 @@ def migrate(data: Mapping[str, Any], kind: str = "record") -> dict[str, Any]:
     return {**data, "version": VERSION}
 
 
-class Contract(BaseModel):
-    """A versioned record: undeclared keys are kept, and :meth:`dump` writes back exactly
-    the keys that were set (so that an old record round-trips)."""
+class Record(BaseModel):
+    """A typed record that keeps undeclared keys and reads a field by name too
+    (``report["rows_out"]``), as the dict a stage returned before its contract did."""
 
     model_config = ConfigDict(extra="allow")
+
+    def __getitem__(self, key: str) -> Any:
+        """The field ``key``."""
+        return getattr(self, key)
+
+    def fields(self) -> dict[str, Any]:
+        """The record as JSON-able data, without the contract's ``version``."""
+        return self.model_dump(mode="json", exclude={"version"})
+
+
+class Contract(Record):
+    """A versioned record: undeclared keys are kept, and :meth:`dump` writes back exactly
+    the keys that were set (so that an old record round-trips)."""
 
     version: int = VERSION
 
@@ -63,6 +76,47 @@ class Contract(BaseModel):
         """The JSON-able dict to write: ``version`` first, then every key that was set."""
         return {"version": self.version,
                 **self.model_dump(exclude_unset=True, exclude={"version"})}
+
+
+class LMModels(Contract):
+    """What ``paralib lm train`` made: the models folder, the held-out references and the
+    file of held-out pair ids that selection leaves out."""
+
+    models: str
+    references: int
+    heldout_pairs: int
+    heldout_file: str
+
+
+class ClassifierReport(Contract):
+    """What ``paralib classifier train`` made (2017 Table 8): the best encoder, the split
+    sizes, the seconds, each classifier's test accuracies and the output folder."""
+
+    best: str
+    split: dict[str, int]
+    seconds: float
+    test: dict[str, dict[str, float]]
+    output: str
+
+
+class SelectStep(Record):
+    """One step of a selection: its name, the rows it kept, and its own settings (kept as
+    undeclared keys: a bound's column and limits, a sample's size)."""
+
+    step: str
+    kept: int
+
+
+class SelectionReport(Contract):
+    """What ``paralib select`` made (its ``selection.json`` less the files): the seed, rows
+    in and out, each step, the spec and the files written."""
+
+    seed: int | None = None
+    rows_in: int
+    rows_out: int
+    steps: list[SelectStep]
+    spec: dict[str, Any]
+    files: dict[str, str] = Field(default_factory=dict)
 
 
 
@@ -85,8 +139,10 @@ class StageManifest(Contract):
 
 class TrainingSummary(Contract):
     """``training.json`` (2018 §5.2: the best epoch on dev is kept): the model folder, its
-    pairs and rejects, the best epoch and its dev Pearson x100, every epoch's record
-    (``history``), and how it was trained (workers, GPU, engine, resume)."""
+    pairs and rejects, the best epoch and its dev score (``dev_score``, named by
+    ``dev_metric``; ``dev_pearson`` too on an STS dev set, and alone in files written before
+    ``dev_score``: :meth:`best_dev`), every epoch's record (``history``), and how it was
+    trained (workers, GPU, engine, resume)."""
 
     model: str = ""
     pairs: int = 0
@@ -94,6 +150,8 @@ class TrainingSummary(Contract):
     best_epoch: int = 0
     dev: str = "none"
     dev_pearson: float | None = None
+    dev_score: float | None = None
+    dev_metric: str | None = None
     workers: int = 1
     gpu: bool = False
     bilingual: bool = False
@@ -106,6 +164,14 @@ class TrainingSummary(Contract):
     trained: bool = True
     # seconds of each phase of the call (prepare, ray_init, ship, train), in order
     timings: dict[str, float] = Field(default_factory=dict)
+
+    def best_dev(self) -> tuple[float | None, str]:
+        """The kept epoch's dev score and its metric's name (``pearson``, ``xnli-retrieval``
+        or ``none``), from a file of any version: one written before ``dev_score`` existed
+        holds a Pearson's ``dev_pearson``."""
+        if self.dev_metric is not None:
+            return self.dev_score, self.dev_metric
+        return self.dev_pearson, "none" if self.dev == "none" else "pearson"
 
 
 class TaskReport(Contract):

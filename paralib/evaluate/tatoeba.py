@@ -8,20 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from paralib.console import log_to_file
 from paralib.evaluate.base import Task, overall_status, register
 from paralib.evaluate.common import error, missing, not_applicable, skipped
 from paralib.evaluate.encode import encode_texts
-from paralib.evaluate.evalmodel import EvalModel, unit_rows
+from paralib.evaluate.evalmodel import EvalModel
 from paralib.evaluate.loaders import XNLI_LANGS, MissingDataError, read_tatoeba, read_xnli_dev
+from paralib.evaluate.retrieval import both_directions, retrieval_accuracy
 
-
-def retrieval_accuracy(queries: np.ndarray, keys: np.ndarray) -> float:
-    """Percentage of rows ``i`` whose cosine nearest neighbour among ``keys`` is row ``i``."""
-    sims = unit_rows(queries) @ unit_rows(keys).T
-    return 100 * float((sims.argmax(axis=1) == np.arange(len(queries))).mean())
+__all__ = ["Tatoeba", "XnliDev", "retrieval_accuracy"]
 
 
 @register
@@ -72,8 +67,7 @@ class Tatoeba(Task):
                 ex = encode_texts(model, xs, lang, self.settings)
                 ee = encode_texts(model, es, "en", self.settings)
                 sets[name] = {"status": "ok", "n": len(xs), "files": files,
-                              "xx->en": retrieval_accuracy(ex, ee),
-                              "en->xx": retrieval_accuracy(ee, ex)}
+                              **both_directions(ex, ee)}
             except Exception as exc:  # one failing language must not stop the others
                 log_to_file(f"{self.name}/{name} failed for {model.name}", exc)
                 sets[name] = error(exc)

@@ -22,20 +22,17 @@ import numpy as np
 
 from paralib.models.model import ParaphraseModel
 from paralib.train.config import TrainConfig
-from paralib.train.dev import DevSet, cosines, pearson
+from paralib.train.dev import DevSet, RetrievalDev, score_dev
 from paralib.train.steps import StepState
 
 COLLAPSED_SD = 0.01
 
 
-def dev_scores(model: ParaphraseModel, dev: DevSet | None) -> dict[str, float]:
-    """Pearson's r × 100 of the dev cosines with the gold scores, and the cosines' mean and
-    standard deviation (NaN without a dev set)."""
-    if dev is None:
-        return {"dev_pearson": math.nan, "dev_cos_mean": math.nan, "dev_cos_sd": math.nan}
-    cos = cosines(model, dev.a, dev.b)
-    return {"dev_pearson": pearson(cos, dev.gold), "dev_cos_mean": float(cos.mean()),
-            "dev_cos_sd": float(cos.std())}
+def dev_scores(model: ParaphraseModel, dev: DevSet | RetrievalDev | None) -> dict:
+    """The dev score (``dev_score``, named by ``dev_metric``; ``dev_pearson`` on an STS set),
+    and the mean and standard deviation of the dev cosines (NaN without a dev set):
+    :func:`paralib.train.dev.score_dev`."""
+    return score_dev(model, dev)
 
 
 def epoch_record(epoch: int, losses: list[float], pairs: int, seconds: float,

@@ -23,7 +23,7 @@ from paralib.models.bags import Bags
 from paralib.models.model import ParaphraseModel
 from paralib.models.tokenizers import Tokenizer
 from paralib.train.config import TrainConfig
-from paralib.train.dev import load_dev
+from paralib.train.dev import dev_label, load_dev
 from paralib.train.epoch import collapse_warning, dev_scores, epoch_record, improves
 from paralib.train.steps import MegaBatchTrainer, Optimizers, StepState, build_optimizer, use_sparse
 
@@ -163,7 +163,7 @@ def card(cfg: TrainConfig, info: dict) -> str:
              if cfg.decontaminate else
              "- **not decontaminated** (`train.decontaminate: false`): the training pairs may "
              "hold sentences of the evaluation sets, so its scores on them may be inflated",
-             f"- epoch {info['epoch']} of {cfg.epochs}; dev ({cfg.dev}) Pearson x100: "
+             f"- epoch {info['epoch']} of {cfg.epochs}; dev ({cfg.dev}) {dev_label(cfg.dev)}: "
              f"{info['dev']:.2f}" if info.get("dev") is not None else
              f"- epoch {info['epoch']} of {cfg.epochs}; no dev set",
              "", "Load with `paralib.load(path).encode(sentences)`."]
@@ -185,7 +185,7 @@ def epochs(cfg: TrainConfig, trainer: MegaBatchTrainer, model: ParaphraseModel, 
         warning = collapse_warning(record, cfg)
         if warning and warn:
             log.warning("%s: %s", cfg.name, warning)
-        yield record, None if dev is None else record["dev_pearson"], warning
+        yield record, None if dev is None else record["dev_score"], warning
 
 
 def worker(config: LoopConfig, session: Session) -> None:

@@ -171,7 +171,8 @@ class TrainBar:
             bar.update(max(0, min(pairs, self.total) - bar.n))
             if epoch:
                 bar.set_postfix(epoch=f"{epoch.get('epoch')}/{self.epochs}",
-                                dev=epoch.get("dev_pearson"), refresh=False)
+                                dev=epoch.get("dev_score", epoch.get("dev_pearson")),
+                                refresh=False)
         bar.close()
 
     def __exit__(self, *exc: object) -> None:

@@ -9,7 +9,15 @@ from pathlib import Path
 
 from paralib.contracts import TrainingSummary
 from paralib.evaluate.plots import pyplot, save_figure
+from paralib.train.dev import LABELS, PEARSON
 from paralib.train.epoch import COLLAPSED_SD
+
+
+def _score(entry: dict) -> float:
+    """An epoch's dev score (``dev_score``, or ``dev_pearson`` in an older record); NaN when
+    it has none."""
+    value = entry.get("dev_score", entry.get("dev_pearson"))
+    return math.nan if value is None else float(value)
 
 
 def _sd(entry: dict) -> str:
@@ -27,13 +35,17 @@ def write_report(folder: Path, summary: TrainingSummary | dict) -> dict[str, str
     history = summary.history
     paths = {k: str(folder / f"training.{k}") for k in ("json", "md", "png")}
     Path(paths["json"]).write_text(json.dumps(summary.dump(), indent=2, default=str))
-    rows = ["| epoch | loss | dev Pearson x100 | dev cosine sd | pairs/s | seconds |",
+    score, metric = summary.best_dev()
+    label = LABELS.get(metric, LABELS[PEARSON])  # without a dev set: the NaN Pearson column
+    rows = [f"| epoch | loss | dev {label} | dev cosine sd | pairs/s | seconds |",
             "|---|---|---|---|---|---|"]
-    rows += [f"| {h['epoch']} | {h['loss']:.4f} | {h['dev_pearson']:.2f} | {_sd(h)} | "
+    rows += [f"| {h['epoch']} | {h['loss']:.4f} | {_score(h):.2f} | {_sd(h)} | "
              f"{h['pairs_per_s']:.0f} | {h['seconds']:.1f} |" for h in history]
     head = (f"# Training report\n\nModel: `{summary.model}`; {summary.pairs} pairs "
             f"({summary.rejected} rejected); {summary.workers} worker(s); best epoch "
-            f"{summary.best_epoch} on {summary.dev}.\n\n")
+            f"{summary.best_epoch} on {summary.dev}"
+            + (f" ({label} {score:.2f})" if score is not None and metric != "none" else "")
+            + ".\n\n")
     dec = summary.decontaminated
     if isinstance(dec, dict):
         head += ("Decontaminated: " + (", ".join(f"{k} removed {v}" for k, v in sorted(
@@ -50,7 +62,7 @@ def write_report(folder: Path, summary: TrainingSummary | dict) -> dict[str, str
     epochs = [h["epoch"] for h in history]
     ax[0].plot(epochs, [h["loss"] for h in history], marker="o")
     ax[0].set(xlabel="epoch", ylabel="training loss")
-    ax[1].plot(epochs, [h["dev_pearson"] for h in history], marker="o", color="C1")
-    ax[1].set(xlabel="epoch", ylabel=f"{summary.dev} Pearson x100")
+    ax[1].plot(epochs, [_score(h) for h in history], marker="o", color="C1")
+    ax[1].set(xlabel="epoch", ylabel=f"{summary.dev} {label}")
     save_figure(fig, Path(paths["png"]), dpi=110)
     return paths

@@ -24,6 +24,7 @@ from paralib.models.pretrained import save_model
 from paralib.runtime import call_watched, check_fits, init_ray, stall_timeout
 from paralib.train.batches import all_unknown, token_columns
 from paralib.train.config import TrainConfig
+from paralib.train.dev import summary_fields
 from paralib.train.identity import check_run
 from paralib.train.loop import LoopConfig, card, train_loop, worker
 from paralib.train.progress import ControllerHandle, TrainBar
@@ -172,7 +173,8 @@ def _summary(tcfg: TrainConfig, prepared: Prepared, outcome: Outcome, engine: st
     return TrainingSummary(
         model=str(Path(tcfg.output)), pairs=len(prepared.data),
         rejected=len(prepared.rejects), best_epoch=outcome.best_epoch, dev=tcfg.dev,
-        dev_pearson=outcome.dev_pearson, workers=outcome.workers, gpu=outcome.gpu,
+        **summary_fields(tcfg.dev, outcome.dev_pearson), workers=outcome.workers,
+        gpu=outcome.gpu,
         bilingual=bilingual, languages=languages, history=outcome.history,
         resumed_from_epoch=outcome.resumed_from, run=outcome.run,
         decontaminated=(decontamination_counts(prepared.rejects) if tcfg.decontaminate
@@ -294,13 +296,13 @@ def _run_config(tcfg: TrainConfig, storage: str, storage_filesystem, callbacks: 
         callbacks=callbacks,
         checkpoint_config=ray.train.CheckpointConfig(
             num_to_keep=tcfg.keep_checkpoints,
-            checkpoint_score_attribute="dev_pearson" if tcfg.dev != "none" else None,
+            checkpoint_score_attribute="dev_score" if tcfg.dev != "none" else None,
             checkpoint_score_order="max"))
 
 
 def _keep_best(tcfg: TrainConfig, result, use_gpu: bool) -> Outcome:
     """The run's best checkpoint on dev (its latest without a dev set) as the model folder."""
-    best = result.get_best_checkpoint("dev_pearson", "max") if tcfg.dev != "none" else None
+    best = result.get_best_checkpoint("dev_score", "max") if tcfg.dev != "none" else None
     best = best or result.checkpoint
     if best is None:
         raise RuntimeError(f"training {tcfg.name} finished without a checkpoint")

@@ -17,7 +17,8 @@ from paralib.tune.params import apply_parameters
 from paralib.tune.space import Space
 from paralib.tune.trial import DONE_FILE, SELECT_DIR
 
-HISTORY_KEYS = ("epoch", "dev_pearson", "loss", "pairs", "seconds", "checkpoint_path")
+HISTORY_KEYS = ("epoch", "dev_score", "dev_metric", "dev_pearson", "loss", "pairs", "seconds",
+                "checkpoint_path")
 
 
 def _clean(value: Any) -> Any:

@@ -152,6 +152,7 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
     space.spec = spec = spec.model_copy(update={"samples": samples, "seed": seed})
     base = Config.model_validate(absolute_paths(cfg))
     points = validate_space(space, base, search)
+    spec = space.spec  # its metric resolved against train.dev
     storage = _storage(opts.storage_path or spec.storage_path)
     name = opts.name or space.name
     experiment = fs.join(storage, name)

@@ -34,7 +34,7 @@ from paralib.tune.params import UnknownParameter, check_dotted, check_parameter
 DISCRETE = ("grid", "choice", "range")
 CONTINUOUS = ("uniform", "loguniform", "randint")
 SEARCHES = ("grid", "random", "optuna")
-METRICS = {"dev_pearson": "max", "loss": "min"}
+METRICS = {"dev_score": "max", "dev_pearson": "max", "loss": "min"}
 
 
 class SpaceError(ConfigurationError, ValueError):
@@ -57,7 +57,9 @@ class SpaceFile(Strict):
     name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
     search: Literal["grid", "random", "optuna"] = "grid"
     samples: int = Field(default=1, ge=1)
-    metric: Literal["dev_pearson", "loss"] = "dev_pearson"
+    # None: the dev set's own (dev_pearson on an STS set, else dev_score), resolved by
+    # paralib.tune.validate.validate_space against the configuration
+    metric: Literal["dev_score", "dev_pearson", "loss"] | None = None
     seed: int = 0
     storage_path: str = "output/tune"
     concurrent: int | None = Field(default=None, ge=1)
@@ -102,7 +104,7 @@ class Space:
 
     @property
     def mode(self) -> str:
-        return METRICS[self.spec.metric]
+        return METRICS[self.spec.metric or "dev_score"]
 
     def decode(self, config: dict[str, Any]) -> dict[str, Any]:
         """A trial's Tune config back to parameter values (JSON text to lists)."""

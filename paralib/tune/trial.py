@@ -10,7 +10,8 @@ trial trains on ``train.sources`` directly, e.g. a decontaminated corpus and the
 
 Ray Train V2 runs inside the Tune function trainable: the ``TorchTrainer``'s
 ``RunConfig(callbacks=[TuneReportCallback()])`` forwards every ``ray.train.report`` of the
-workers (``epoch``, ``loss``, ``dev_pearson``, ``checkpoint_path``...) to this trial.
+workers (``epoch``, ``loss``, ``dev_score``, ``dev_pearson``, ``checkpoint_path``...) to this
+trial.
 """
 
 from __future__ import annotations

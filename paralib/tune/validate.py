@@ -1,6 +1,7 @@
 """Checks run before any trial starts: every parameter value applied to the base
 configuration, the columns the selection needs present in the scored pairs, a metric the
-trials report, evaluation suites that exist. Errors name the space file and the key."""
+trials report on a development set (:mod:`paralib.tune.metric`), evaluation suites that
+exist. Errors name the space file and the key."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from paralib.config import Config
 from paralib.io import fs
 from paralib.paths import expand
+from paralib.tune.metric import check_metric, tune_metric
 from paralib.tune.params import apply_parameters, uses_selection
 from paralib.tune.space import Param, Space, SpaceError
 
@@ -135,9 +137,9 @@ def validate_space(space: Space, base: Config, search: str) -> list[dict[str, An
     """Check ``space`` against ``base`` before anything starts; returns the grid points
     (shuffled) for a grid search, else ``[]``. Raises :class:`SpaceError`."""
     where = str(space.path)
-    if space.spec.metric == "dev_pearson" and base.train.dev == "none":
-        raise SpaceError(f"{where}: metric: dev_pearson needs a dev set, but train.dev is "
-                         "'none' in the configuration")
+    metric = tune_metric(space.spec.metric, base.train.dev)
+    check_metric(metric, base.train.dev, where)
+    space.spec = space.spec.model_copy(update={"metric": metric})
     from paralib.evaluate.run import resolve_suites
 
     try:
@@ -154,6 +156,8 @@ def validate_space(space: Space, base: Config, search: str) -> list[dict[str, An
                              f"these values: {_errors(exc)}") from None
         except ValueError as exc:
             raise SpaceError(f"{where}: parameters {_show(point)}: {exc}") from None
+    for cfg in configs:  # a parameter or set: key may change train.dev
+        check_metric(metric, cfg.train.dev, where)
     if not space_selects(space, base):  # the trials train on train.sources as they are
         for cfg in configs:
             for src in cfg.train.sources:
