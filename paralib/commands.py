@@ -8,23 +8,22 @@ options) to an ``argparse`` sub-parsers object and returns it; its ``run`` takes
 arguments and returns the exit status. Heavy imports stay inside ``run``: building the parser
 imports every stage's cli module.
 
-:class:`StageContext` is what a stage's entry point needs from a command line besides its own
-config section: where to check and write (storage options), the whole config for the
-provenance of its outputs, whether to show progress bars, a logger, and how to start Ray.
+:func:`staged` is the command of a stage whose entry point is ``run(section, ctx)``: it
+loads the config and builds the :class:`~paralib.io.context.StageContext` (where to check and
+write, the whole config for the provenance of the outputs, progress bars, a logger, Ray),
+so that the stage never sees the whole config.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from paralib.config import Config, RayConfig, add_config_args, load_config
-from paralib.io.fs import S3Options
-from paralib.runtime import init_ray
+from paralib.config import Config, add_config_args, load_config
+from paralib.io.context import StageContext
 
 # what ``add_subparsers()`` returns; argparse does not name the type publicly
 Subparsers = Any
@@ -55,32 +54,6 @@ class Group:
     dest: str
 
 
-@dataclass(frozen=True)
-class StageContext:
-    """What a stage's entry point gets besides its config section (issue 31, item 6).
-
-    ``storage`` are the fsspec options of ``s3://`` paths (``Config.s3.options()``),
-    ``config`` the whole validated config as a dict (checked for unreachable buckets before
-    any work, and recorded next to the outputs), ``progress`` whether to show progress bars,
-    ``ray`` the Ray section that :meth:`init_ray` starts or joins."""
-
-    storage: S3Options | None = None
-    config: dict[str, Any] = field(default_factory=dict)
-    progress: bool = True
-    log: logging.Logger = field(default_factory=lambda: logging.getLogger("paralib"))
-    ray: RayConfig = field(default_factory=RayConfig)
-
-    def init_ray(self) -> dict:
-        """Start or join Ray as ``ray`` says (:func:`paralib.runtime.init_ray`)."""
-        return init_ray(self.ray)
-
-    @classmethod
-    def of(cls, cfg: Config, progress: bool = True) -> StageContext:
-        """The context of a validated config."""
-        return cls(storage=cfg.s3.options(), config=cfg.model_dump(), progress=progress,
-                   ray=cfg.ray)
-
-
 def configured(name: str, help: str, example: str,
                call: Callable[[Config, argparse.Namespace], object], *,
                options: Callable[[argparse.ArgumentParser], None] | None = None,
@@ -103,6 +76,19 @@ def configured(name: str, help: str, example: str,
         return 0
 
     return Command(name, add, run, example, logged)
+
+
+def staged(name: str, help: str, example: str, module: str, section: str,
+           text: Callable[[Any], str] = lambda out: out.text(), **kwargs: Any) -> Command:
+    """A :func:`configured` command that calls ``module.run(config.<section>, ctx)`` (the
+    module imported on first use) and prints ``text`` of what it returns (its summary)."""
+    def call(cfg: Config, args: argparse.Namespace) -> str:
+        import importlib
+
+        ctx = StageContext.of(cfg, progress=not args.no_progress)
+        return text(importlib.import_module(module).run(getattr(cfg, section), ctx))
+
+    return configured(name, help, example, call, **kwargs)
 
 
 def command_name(args: argparse.Namespace, groups: dict[str, Group]) -> str:

@@ -32,18 +32,14 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
+from paralib.contracts import StageManifest
 from paralib.io.bitext import BitextError
+from paralib.io.context import StageContext
 from paralib.io.fs import S3Options
 from paralib.io.lines import iter_lines
-from paralib.io.ownership import claim
+from paralib.io.runner import Plan, StageOutput, held
 from paralib.io.shards import write_marker, write_part
-from paralib.io.stage import (
-    REJECT_SCHEMA,
-    StageReport,
-    fingerprint,
-    finish,
-    pending,
-)
+from paralib.io.stage import REJECT_SCHEMA, StageReport, fingerprint, finish
 from paralib.paths import data_root
 from paralib.translate.stages import OUTPUT_SCHEMA
 
@@ -113,27 +109,54 @@ def shard_pairs(caps: list[list[bytes]], corpus: str, shard: int, start: int,
             pd.DataFrame(rejects, columns=REJECT_SCHEMA.names))
 
 
-def _write(caps: list[list[bytes]], corpus: str, ranges: dict[str, tuple[int, int, int]],
-           prints: dict[str, str], output: str, s3: S3Options | None,
-           report: StageReport) -> Iterator[dict]:
-    """Write each shard of ``ranges`` without a marker (its parts, then its marker) and
-    yield its counts."""
-    for key in pending(list(ranges), output, s3, report, prints):
-        shard, start, stop = ranges[key]
-        rows, rejects = shard_pairs(caps, corpus, shard, start, stop)
+class CaptionPairs(StageOutput):
+    """The caption pairs of ``split`` (the first ``limit`` images), ``shard_rows`` images a
+    shard, written in the driver."""
+
+    name, key, unit = STAGE, "--output", "caption pairs"
+
+    def __init__(self, ctx: StageContext, output: str, split: str, limit: int | None,
+                 shard_rows: int, corpus: str, overwrite: bool, root: Path | None):
+        super().__init__(ctx)
+        self.output, self.split, self.limit, self.shard_rows = output, split, limit, shard_rows
+        self.corpus, self.overwrite, self.root = corpus, overwrite, root
+
+    def plan(self) -> Plan:
+        """Read the five caption files; one shard per ``shard_rows`` images."""
+        self.files = caption_files(self.split, self.root)
+        self.caps = read_captions(self.files, self.limit)
+        images = len(self.caps[0])
+        items = {f"{self.corpus}-{s:05d}": {"shard": s, "start": a,
+                                           "stop": min(a + self.shard_rows, images)}
+                 for s, a in enumerate(range(0, images, self.shard_rows))}
+        self.prints = {key: fingerprint([str(f) for f in self.files], self.split, i["start"],
+                                        i["stop"], "k,k+1") for key, i in items.items()}
+        return Plan(items, self.prints)
+
+    def claimed(self) -> tuple[dict[str, str], dict]:
+        """The caption files; the split, limit, shard size and corpus name."""
+        return ({f"--split {self.split} caption {k}": str(f) for k, f in enumerate(self.files, 1)},
+                {"split": self.split, "limit": self.limit, "shard_rows": self.shard_rows,
+                 "corpus": self.corpus})
+
+    def write(self, key: str, item: dict) -> StageManifest:
+        """Write one shard (its parts, then its marker) and return its counts."""
+        s3 = self.ctx.storage
+        rows, rejects = shard_pairs(self.caps, self.corpus, item["shard"], item["start"],
+                                    item["stop"])
         if len(rows):
-            write_part(output, "data", key, pa.Table.from_pandas(
+            write_part(self.output, "data", key, pa.Table.from_pandas(
                 rows, schema=OUTPUT_SCHEMA, preserve_index=False), s3)
         if len(rejects):
-            write_part(output, "rejects", key, pa.Table.from_pandas(
+            write_part(self.output, "rejects", key, pa.Table.from_pandas(
                 rejects, schema=REJECT_SCHEMA, preserve_index=False), s3)
-        counts = {"rows_in": len(rows) + len(rejects), "rows_out": len(rows),
-                  "rows_rejected": len(rejects), "hypotheses": len(rows),
-                  "reasons": {str(r): int(n)
-                              for r, n in rejects["reason"].value_counts().items()},
-                  "fingerprint": prints[key], "stage": STAGE}
-        write_marker(output, key, counts, s3)
-        yield counts
+        counts = StageManifest(
+            rows_in=len(rows) + len(rejects), rows_out=len(rows), rows_rejected=len(rejects),
+            hypotheses=len(rows), reasons={str(r): int(n) for r, n in
+                                           rejects["reason"].value_counts().items()},
+            fingerprint=self.prints[key], stage=STAGE)
+        write_marker(self.output, key, counts, s3)
+        return counts
 
 
 def write_caption_pairs(output: str, split: str = "train", limit: int | None = None,
@@ -143,43 +166,36 @@ def write_caption_pairs(output: str, split: str = "train", limit: int | None = N
                         stall_s: float | None = None) -> StageReport:
     """Write the caption pairs of ``split`` (the first ``limit`` images) to ``output``.
 
-    The shards are written in a worker thread: when one takes longer than ``stall_s``
-    seconds (``ray.stall_timeout_s``: an S3 store that stopped answering, a hung network
-    disk) the stage fails with :class:`paralib.runtime.StallError` naming the shards that are
+    The output is claimed first (:func:`paralib.io.ownership.claim`: not another stage's,
+    not other captions' without ``overwrite``, one writer at a time). The shards are written
+    in a worker thread: when one takes longer than ``stall_s`` seconds
+    (``ray.stall_timeout_s``: an S3 store that stopped answering, a hung network disk) the
+    stage fails with :class:`paralib.runtime.StallError` naming the shards that are
     complete; ``None`` waits forever."""
     from paralib.runtime import watch
 
     t0 = time.perf_counter()
-    files = caption_files(split, root)
-    caps = read_captions(files, limit)
-    images = len(caps[0])
-    ranges = {f"{corpus}-{s:05d}": (s, a, min(a + shard_rows, images))
-              for s, a in enumerate(range(0, images, shard_rows))}
-    prints = {key: fingerprint([str(f) for f in files], split, start, stop, "k,k+1")
-              for key, (_, start, stop) in ranges.items()}
-    report = StageReport(output=output, unit="caption pairs", shards=len(ranges),
-                         stage=STAGE)
-    inputs = {f"--split {split} caption {k}": str(f) for k, f in enumerate(files, 1)}
-    made = {"split": split, "limit": limit, "shard_rows": shard_rows, "corpus": corpus}
+    stage = CaptionPairs(StageContext(storage=s3), output, split, limit, shard_rows, corpus,
+                         overwrite, root)
+    plan = stage.plan()
+    done: list[StageReport] = []
 
-    def shards() -> Iterator[dict]:
-        """Claim the output (:func:`paralib.io.ownership.claim`: not another stage's, not
-        other captions' without ``overwrite``, one writer at a time), write each pending
-        shard (its parts, then its marker) and yield its counts; the summary last, while
-        the output is still held."""
-        with claim(output, STAGE, inputs, made, s3, overwrite, key="--output"):
-            for counts in _write(caps, corpus, ranges, prints, output, s3, report):
+    def shards() -> Iterator[StageManifest]:
+        """Each pending shard's counts; the summary last, while the output is still held."""
+        with held(stage, plan) as (report, keys):
+            for key in keys:
+                counts = stage.write(key, plan.items[key])
                 report.add(counts)
                 yield counts
-            finish(report, s3, t0)
+            done.append(finish(report, s3, t0))
 
-    written: list[dict] = []
+    written: list[StageManifest] = []
 
     def where() -> str:
-        return f"{len(written)} of {len(ranges)} shards written by this run"
+        return f"{len(written)} of {len(plan.items)} shards written by this run"
 
     for counts in watch(shards(), stall_s, "captions", where,
                         why="writing its output does not return (an S3 store that accepts "
                         "connections but does not answer, a hung network disk)"):
         written.append(counts)
-    return report
+    return done[0]

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from paralib.commands import configured
+from paralib.commands import staged
 
 
-def _decontaminate(cfg, args) -> str:
-    from paralib.decontaminate.stage import decontaminate, per_eval_set
+def _text(report) -> str:
+    """The stage's summary and the pairs removed per evaluation set."""
+    from paralib.decontaminate.stage import per_eval_set
 
-    report = decontaminate(cfg, progress=not args.no_progress)
     return report.text() + "\nremoved per evaluation set: " + (", ".join(
         f"{k} {v}" for k, v in per_eval_set(report.reasons).items()) or "none")
 
 
-COMMANDS = (configured(
+COMMANDS = (staged(
     "decontaminate", "the training-ready corpus: checked, decontaminated, grouped",
-    "paralib decontaminate --config configs/bitext-all.yaml", _decontaminate,
+    "paralib decontaminate --config configs/bitext-all.yaml", "paralib.decontaminate.stage",
+    "decontaminate", _text,
     description="Read bitext.inputs and bitext.corpora, reject bad lines, remove every pair "
     "sharing a side with an evaluation set, group and de-duplicate, and write "
     "decontaminate.output. Example: paralib decontaminate --config configs/bitext-all.yaml"),)

@@ -22,8 +22,8 @@ Read it for training as ``{kind: corpus, path: OUTPUT}``.
 from __future__ import annotations
 
 import logging
-import time
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -31,26 +31,23 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from paralib.config import Config
+from paralib.config import DecontaminateConfig
 from paralib.contracts import StageManifest
 from paralib.decontaminate.index import EvalIndex
 from paralib.decontaminate.normalise import hash_strings
 from paralib.io import fs as pfs
-from paralib.io.bitext import BitextError, ShardSpec, plan_shards, read_shards, shard_inputs
+from paralib.io.bitext import BitextError, plan_shards, read_shards
+from paralib.io.context import StageContext
 from paralib.io.fs import S3Options
-from paralib.io.ownership import bitext_inputs, claim
+from paralib.io.ownership import bitext_inputs
+from paralib.io.runner import Actor, Plan, ShardedStage, Work, bitext_plan, run_stage
 from paralib.io.shards import parquet_files, read_marker, write_marker, write_part
-from paralib.io.stage import (
-    REJECT_SCHEMA,
-    StageReport,
-    collect,
-    fingerprint,
-    finish,
-    pending,
-    write_parts,
-)
+from paralib.io.stage import REJECT_SCHEMA, StageReport, fingerprint
 from paralib.paths import data_root
-from paralib.runtime import check_fits, init_ray, ray_results, stall_timeout
+from paralib.runtime import ray_results, stall_timeout
+
+if TYPE_CHECKING:
+    from paralib.config import Config
 
 log = logging.getLogger(__name__)
 
@@ -203,64 +200,71 @@ def per_eval_set(reasons: dict[str, int]) -> dict[str, int]:
     return dict(sorted(out.items()))
 
 
-def decontaminate(cfg: Config, progress: bool = True) -> StageReport:
-    """Read, check, decontaminate, group and de-duplicate every configured input into
-    ``decontaminate.output``; returns the stage's counts (``_summary.json``). The output
-    folder is claimed before any work (:func:`paralib.io.ownership.claim`: not an input,
-    not another stage's output, not the output of other inputs without ``overwrite``, one
-    writer at a time)."""
-    dc, s3 = cfg.decontaminate, cfg.s3.options()
-    pfs.check_s3_paths(cfg.model_dump(), s3)  # every bucket of the config, before any work
-    inputs = cfg.bitext.all_inputs()
-    if not inputs:
-        raise BitextError("decontaminate: no inputs configured (set bitext.corpora or "
-                          "bitext.inputs)")
-    t0 = time.perf_counter()
-    index = EvalIndex.cached(data_root(), ngram=dc.ngram, min_tokens=dc.min_tokens)
-    for name, path in sorted(index.missing.items()):
-        log.warning("decontaminate: evaluation set %s not checked: %s not found", name, path)
-    shards = plan_shards(inputs, cfg.bitext.shard_rows, s3)
-    made = {"max_chars": cfg.bitext.max_chars, "checks": cfg.bitext.checks.model_dump(),
+class Decontamination(ShardedStage):
+    """The bitext shards through a pool of :class:`DecontaminateActor`, then the repeats of
+    earlier pairs moved to the rejects (``dedupe``)."""
+
+    name, key, unit, schema, ray_bars = ("decontaminate", "decontaminate.output", "pairs",
+                                         CORPUS_SCHEMA, False)
+
+    def __init__(self, section: DecontaminateConfig, ctx: StageContext):
+        super().__init__(ctx)
+        self.section, self.output, self.overwrite = section, section.output, section.overwrite
+
+    def plan(self) -> Plan:
+        """The evaluation-set index (a missing set is a warning) and the bitext shards."""
+        dc, bitext = self.section, self.ctx.bitext
+        self.inputs = bitext.all_inputs()
+        if not self.inputs:
+            raise BitextError("decontaminate: no inputs configured (set bitext.corpora or "
+                              "bitext.inputs)")
+        self.index = EvalIndex.cached(data_root(), ngram=dc.ngram, min_tokens=dc.min_tokens)
+        for name, path in sorted(self.index.missing.items()):
+            log.warning("decontaminate: evaluation set %s not checked: %s not found", name,
+                        path)
+        shards = plan_shards(self.inputs, bitext.shard_rows, self.ctx.storage)
+        self.keys = [s.key for s in shards]
+        checks = bitext.checks.model_dump()
+        return bitext_plan(shards, {s.key: fingerprint(s.to_dict(), bitext.max_chars, checks,
+                                                       dc.ngram, dc.min_tokens)
+                                    for s in shards})
+
+    def claimed(self) -> tuple[dict[str, str], dict]:
+        """The bitext inputs; the reader limits and the matching options."""
+        dc, bitext = self.section, self.ctx.bitext
+        return bitext_inputs(self.inputs), {
+            "max_chars": bitext.max_chars, "checks": bitext.checks.model_dump(),
             "ngram": dc.ngram, "min_tokens": dc.min_tokens, "dedupe": dc.dedupe}
-    with claim(dc.output, "decontaminate", bitext_inputs(inputs), made, s3, dc.overwrite,
-               key="decontaminate.output"):
-        return _run(cfg, shards, index, s3, progress, t0)
+
+    def work(self, cluster: dict, keys: list[str]) -> Work:
+        """Read tasks, the matching pool (the index shipped once through the object store),
+        write tasks."""
+        import ray
+
+        dc, bitext = self.section, self.ctx.bitext
+        actor = Actor(DecontaminateActor, {"index": ray.put(self.index)},
+                      "decontaminate.num_cpus_per_actor", max_size=dc.actors,
+                      num_cpus=dc.num_cpus_per_actor)
+        return Work([actor], read=read_shards, read_kwargs={
+            "max_chars": bitext.max_chars, "s3": self.ctx.storage,
+            "checks": bitext.checks.model_dump()})
+
+    def after(self, report: StageReport) -> None:
+        """Move the repeats of earlier pairs to the rejects (``dedupe``)."""
+        if self.section.dedupe:
+            self.ctx.init_ray()
+            remove_duplicates(self.output, self.keys, self.ctx.storage, report)
 
 
-def _run(cfg: Config, shards: list[ShardSpec], index: EvalIndex, s3: S3Options | None,
-         progress: bool, t0: float) -> StageReport:
-    """The stage on an output folder that :func:`decontaminate` holds."""
-    import ray
+def run(section: DecontaminateConfig, ctx: StageContext) -> StageReport:
+    """Read, check, decontaminate, group and de-duplicate every input of ``ctx.bitext`` into
+    ``section.output``; returns the stage's counts (``_summary.json``). The output folder is
+    claimed before any work (:func:`paralib.io.ownership.claim`: not an input, not another
+    stage's output, not the output of other inputs without ``overwrite``, one writer at a
+    time)."""
+    return run_stage(Decontamination(section, ctx))
 
-    dc = cfg.decontaminate
-    report = StageReport(output=dc.output, unit="pairs", shards=len(shards),
-                         stage="decontaminate")
-    checks = cfg.bitext.checks.model_dump()
-    prints = {s.key: fingerprint(s.to_dict(), cfg.bitext.max_chars, checks, dc.ngram,
-                                 dc.min_tokens) for s in shards}
-    keys = [s.key for s in shards]
-    inputs = shard_inputs(shards)
-    todo_keys = pending(keys, dc.output, s3, report, prints, inputs)
-    if todo_keys:
-        wanted = set(todo_keys)
-        todo = [s for s in shards if s.key in wanted]
-        init_ray(cfg.ray)
-        check_fits(cfg.ray, {"CPU": dc.num_cpus_per_actor}, "decontaminate.num_cpus_per_actor")
-        ray.data.DataContext.get_current().enable_progress_bars = False
-        ds = ray.data.from_items([s.to_dict() for s in todo], override_num_blocks=len(todo))
-        ds = ds.map_batches(read_shards, batch_size=1, batch_format="pandas", num_cpus=0.25,
-                            fn_kwargs={"max_chars": cfg.bitext.max_chars, "s3": s3,
-                                       "checks": checks})
-        ds = ds.map_batches(DecontaminateActor, batch_size=None, batch_format="pandas",
-                            fn_constructor_kwargs={"index": ray.put(index)},
-                            compute=ray.data.ActorPoolStrategy(min_size=1,
-                                                               max_size=dc.actors),
-                            num_cpus=dc.num_cpus_per_actor)
-        ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas", num_cpus=0.25,
-                            fn_kwargs={"out": dc.output, "s3": s3, "schema": CORPUS_SCHEMA})
-        collect(ds, todo_keys, dc.output, s3, report, progress, "decontaminate", prints,
-                rows=sum(s.rows for s in todo), inputs=inputs)
-    if dc.dedupe:
-        init_ray(cfg.ray)
-        remove_duplicates(dc.output, keys, s3, report)
-    return finish(report, s3, t0)
+
+def decontaminate(cfg: Config, progress: bool = True) -> StageReport:
+    """:func:`run` with the section and context of a whole config."""
+    return run(cfg.decontaminate, StageContext.of(cfg, progress))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from paralib.commands import Command
+from paralib.commands import Command, StageContext
 from paralib.config import add_config_args
 from paralib.errors import ConfigurationError
 
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output and args.output.endswith(".npy"):
         return _npy(args)
     from paralib.config import load_config
-    from paralib.encode.pipeline import encode
+    from paralib.encode.pipeline import run as encode
 
     inputs = None
     if args.input:
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
 
         check_s3_paths(cfg.model_dump(), cfg.s3.options())
         check_inputs(args.input)
-    print(encode(cfg, progress=not args.no_progress).text())
+    print(encode(cfg.encode, StageContext.of(cfg, progress=not args.no_progress)).text())
     return 0
 
 

@@ -13,29 +13,24 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
-from paralib.config import Config
-from paralib.console import data_progress_bars
 from paralib.encode.actor import EncodeActor
 from paralib.encode.config import EncodeConfig
 from paralib.encode.read import plan_text_shards
 from paralib.errors import ConfigurationError
 from paralib.io import fs as pfs
-from paralib.io.bitext import ShardSpec
+from paralib.io.context import StageContext
 from paralib.io.fs import S3Options
-from paralib.io.ownership import claim
+from paralib.io.runner import Actor, Plan, ShardedStage, Work, bitext_plan, run_stage
 from paralib.io.shards import summary_path
-from paralib.io.stage import (
-    StageReport,
-    collect,
-    fingerprint,
-    finish,
-    pending,
-)
+from paralib.io.stage import StageReport, fingerprint
 from paralib.models.errors import ModelLoadError
 from paralib.models.folder import CONFIG, FORMAT, WEIGHTS  # torch-free
-from paralib.runtime import check_fits, init_ray
+
+if TYPE_CHECKING:
+    from paralib.config import Config
 
 
 class EncodeError(ConfigurationError, ValueError):
@@ -94,65 +89,77 @@ def _drop_summary(out: str, s3: S3Options | None) -> None:
         fs.delete_file(inner)
 
 
+class Encoding(ShardedStage):
+    """Text shards through a pool of :class:`EncodeActor`, which reads, encodes and writes
+    each shard."""
+
+    name, key, unit = "encode", "encode.output", "vectors"
+
+    def __init__(self, section: EncodeConfig, ctx: StageContext):
+        super().__init__(ctx)
+        self.section, self.output, self.overwrite = section, section.output, section.overwrite
+        self.inputs = {f"encode.inputs[{i}]": inp.path for i, inp in enumerate(section.inputs)}
+
+    def plan(self) -> Plan:
+        """The model's stamp (a folder that is not a paralib model is refused) and the text
+        shards."""
+        enc, s3 = self.section, self.ctx.storage
+        if not enc.inputs:
+            raise EncodeError("encode: no inputs configured: set encode.inputs (text files or "
+                              "globs, local or s3://) or give --input")
+        self.stamp = model_stamp(enc.model, s3)
+        shards = plan_text_shards(enc.inputs, enc.shard_rows, s3)
+        options = {"model": self.stamp, "dtype": enc.dtype, "normalize": enc.normalize,
+                   "max_chars": enc.max_chars}
+        plan = bitext_plan(shards, {s.key: fingerprint(s.to_dict(), options) for s in shards})
+        plan.contents = None
+        return plan
+
+    def claimed(self) -> tuple[dict[str, str], dict]:
+        """The text inputs; the model, its stamp and the vector options."""
+        enc = self.section
+        return self.inputs, {"model": enc.model, "model_stamp": self.stamp, "dtype": enc.dtype,
+                             "normalize": enc.normalize, "max_chars": enc.max_chars}
+
+    def guard(self) -> AbstractContextManager:
+        """An S3 failure mid-run is one :class:`~paralib.io.fs.S3UnavailableError`."""
+        remote = next((p for p in (self.output, *self.inputs.values()) if pfs.is_s3(p)), "")
+        return pfs.s3_errors(remote, "encoding into" if remote == self.output else "reading",
+                             self.ctx.storage)
+
+    def before(self, keys: list[str], report: StageReport) -> list[str]:
+        """An output being extended is unfinished again until its summary is rewritten."""
+        if keys:
+            _drop_summary(self.output, self.ctx.storage)
+        return keys
+
+    def work(self, cluster: dict, keys: list[str]) -> Work:
+        """One fixed-size pool of :class:`EncodeActor` (at most one actor per shard)."""
+        enc, plan = self.section, actor_plan(self.section, cluster)
+        size = min(plan["size"], len(keys))
+        kwargs = {"model": enc.model, "out": enc.output, "dtype": enc.dtype,
+                  "normalize": enc.normalize, "batch_size": enc.batch_size,
+                  "max_chars": enc.max_chars, "s3": self.ctx.storage,
+                  "device": plan["device"], "threads": plan["threads"]}
+        return Work([Actor(EncodeActor, kwargs,
+                           "encode actor (encode.actors, encode.num_cpus_per_actor)",
+                           batch_size=1, min_size=size, max_size=size, together=size,
+                           num_cpus=plan["num_cpus"], num_gpus=plan["num_gpus"])],
+                    write=False)
+
+
+def run(section: EncodeConfig, ctx: StageContext) -> StageReport:
+    """Encode every line of ``section.inputs`` into ``section.output``; returns the counts
+    (also in ``_summary.json``). Every ``s3://`` bucket of the config (with ``section`` as
+    its ``encode`` section) is checked first, then the output folder is claimed
+    (:func:`paralib.io.ownership.claim`: not an input, not another stage's or other inputs'
+    output, one writer at a time); an S3 failure mid-run is one
+    :class:`~paralib.io.fs.S3UnavailableError`."""
+    return run_stage(Encoding(section, ctx.with_section("encode", section)))
+
+
 def encode(cfg: Config, progress: bool = True, enc: EncodeConfig | None = None
            ) -> StageReport:
-    """Encode every line of ``enc.inputs`` (default: ``cfg.encode``) into ``enc.output``;
-    returns the counts (also in ``_summary.json``). Every ``s3://`` bucket of the config
-    (with ``enc`` as its ``encode`` section) is checked first, then the output folder is
-    claimed (:func:`paralib.io.ownership.claim`: not an input, not another stage's or other
-    inputs' output, one writer at a time); an S3 failure mid-run is one
-    :class:`~paralib.io.fs.S3UnavailableError`."""
-    enc = enc or cfg.encode
-    s3 = cfg.s3.options()
-    pfs.check_s3_paths({**cfg.model_dump(), "encode": enc.model_dump()}, s3)  # before any work
-    if not enc.inputs:
-        raise EncodeError("encode: no inputs configured: set encode.inputs (text files or "
-                          "globs, local or s3://) or give --input")
-    stamp = model_stamp(enc.model, s3)
-    inputs = {f"encode.inputs[{i}]": inp.path for i, inp in enumerate(enc.inputs)}
-    made = {"model": enc.model, "model_stamp": stamp, "dtype": enc.dtype,
-            "normalize": enc.normalize, "max_chars": enc.max_chars}
-    remote = next((p for p in (enc.output, *inputs.values()) if pfs.is_s3(p)), "")
-    t0 = time.perf_counter()
-    shards = plan_text_shards(enc.inputs, enc.shard_rows, s3)
-    with claim(enc.output, "encode", inputs, made, s3, enc.overwrite, key="encode.output"), \
-            pfs.s3_errors(remote, "encoding into" if remote == enc.output else "reading", s3):
-        return _run(cfg, enc, s3, stamp, shards, progress, t0)
-
-
-def _run(cfg: Config, enc: EncodeConfig, s3: S3Options | None, stamp: dict,
-         shards: list[ShardSpec], progress: bool, t0: float) -> StageReport:
-    """The stage on an output folder that :func:`encode` holds."""
-    import ray
-
-    report = StageReport(output=enc.output, unit="vectors", shards=len(shards))
-    options = {"model": stamp, "dtype": enc.dtype, "normalize": enc.normalize,
-               "max_chars": enc.max_chars}
-    prints = {s.key: fingerprint(s.to_dict(), options) for s in shards}
-    keys = pending([s.key for s in shards], enc.output, s3, report, prints)
-    if keys:
-        _drop_summary(enc.output, s3)
-        wanted = set(keys)
-        todo = [s for s in shards if s.key in wanted]
-        plan = actor_plan(enc, init_ray(cfg.ray))
-        size = min(plan["size"], len(todo))
-        check_fits(cfg.ray, {"CPU": plan["num_cpus"], "GPU": plan["num_gpus"]},
-                   "encode actor (encode.actors, encode.num_cpus_per_actor)", count=size)
-        ray.data.DataContext.get_current().enable_progress_bars = data_progress_bars(progress)
-        ds = ray.data.from_items([s.to_dict() for s in todo], override_num_blocks=len(todo))
-        ds = ds.map_batches(
-            EncodeActor,
-            fn_constructor_kwargs={
-                "model": enc.model, "out": enc.output, "dtype": enc.dtype,
-                "normalize": enc.normalize, "batch_size": enc.batch_size,
-                "max_chars": enc.max_chars, "s3": s3, "device": plan["device"],
-                "threads": plan["threads"]},
-            batch_size=1,
-            batch_format="pandas",
-            compute=ray.data.ActorPoolStrategy(size=size),
-            num_cpus=plan["num_cpus"],
-            num_gpus=plan["num_gpus"],
-        )
-        collect(ds, keys, enc.output, s3, report, progress, "encode", prints,
-                rows=sum(s.rows for s in todo))
-    return finish(report, s3, t0)
+    """:func:`run` with ``enc`` (default: the config's ``encode`` section) and the context of
+    a whole config."""
+    return run(enc or cfg.encode, StageContext.of(cfg, progress))

@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-from paralib.commands import configured
+from paralib.commands import staged
 
-
-def _score(cfg, args) -> str:
-    from paralib.filters.stage import score
-
-    return score(cfg, progress=not args.no_progress).text()
-
-
-COMMANDS = (configured("score", "add one column per scorer to candidate pairs",
-                       "paralib score --config configs/quickstart.yaml", _score),)
+COMMANDS = (staged("score", "add one column per scorer to candidate pairs",
+                   "paralib score --config configs/quickstart.yaml", "paralib.filters.stage",
+                   "score"),)

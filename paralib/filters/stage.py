@@ -10,21 +10,20 @@ to ``rejects/`` with the reason, never dropped silently (2017 §5.4-5.7, 2018 §
 from __future__ import annotations
 
 import json
-import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from paralib.config import Config
-from paralib.console import data_progress_bars
 from paralib.contracts import StageManifest
 from paralib.filters.base import Scorer, ScorerError, get_scorer
-from paralib.filters.config import ScorerSpec
+from paralib.filters.config import ScoreConfig, ScorerSpec
 from paralib.filters.tokenize import BatchCache
 from paralib.io import fs as pfs
+from paralib.io.context import StageContext
 from paralib.io.fs import S3Options
-from paralib.io.ownership import claim
+from paralib.io.runner import Actor, Plan, ShardedStage, Work, run_stage
 from paralib.io.shards import (
     MARKERS,
     NoOutputError,
@@ -32,15 +31,10 @@ from paralib.io.shards import (
     read_marker,
     write_marker,
 )
-from paralib.io.stage import (
-    StageReport,
-    collect,
-    fingerprint,
-    finish,
-    pending,
-    write_parts,
-)
-from paralib.runtime import check_fits, init_ray
+from paralib.io.stage import StageReport, fingerprint
+
+if TYPE_CHECKING:
+    from paralib.config import Config
 
 SCORERS = "_scorers.json"  # the scorers and the input of a score output
 INTERNAL = ("shard_key", "shard_total", "reason", "raw", "line", "_first")
@@ -148,61 +142,68 @@ class ScoreActor:
         return res
 
 
+class Scoring(ShardedStage):
+    """The complete shards of ``section.input`` through a pool of :class:`ScoreActor`."""
+
+    name, key, unit, extra = "score", "score.output", "scored pairs", (SCORERS,)
+
+    def __init__(self, section: ScoreConfig, ctx: StageContext):
+        super().__init__(ctx)
+        self.section, self.output, self.overwrite = section, section.output, section.overwrite
+        self.specs = [s.model_dump() for s in section.scorers]
+
+    def plan(self) -> Plan:
+        """The input's complete shards, its columns checked against the scorers' needs; a
+        shard's fingerprint includes the input marker's."""
+        sc, s3 = self.section, self.ctx.storage
+        self.shards = input_shards(sc.input, s3)
+        columns = input_columns(self.shards, s3)
+        scorers = check_scorers(sc.scorers, columns)
+        self.columns = [c for c in columns if c not in INTERNAL]
+        self.columns += [c for s in scorers for c in s.columns if c not in self.columns]
+        upstream = {k: getattr(read_marker(sc.input, k, s3), "fingerprint", None)
+                    for k in self.shards}
+        self.prints = {k: fingerprint(files, self.specs, upstream[k])
+                       for k, files in self.shards.items()}
+        return Plan({k: {"key": k, "files": files} for k, files in self.shards.items()},
+                    self.prints, rows=lambda keys: input_rows(sc.input, keys, s3))
+
+    def claimed(self) -> tuple[dict[str, str], dict]:
+        """The input folder; the scorers."""
+        return {"score.input": self.section.input}, {"scorers": self.specs}
+
+    def before(self, keys: list[str], report: StageReport) -> list[str]:
+        """Mark the shards without data (every input row of them was a reject) as done."""
+        for key in [k for k in keys if not self.shards[k]]:
+            counts = StageManifest(rows_in=0, rows_out=0, rows_rejected=0, hypotheses=0,
+                                   reasons={}, fingerprint=self.prints[key], stage="score")
+            write_marker(self.output, key, counts, self.ctx.storage)
+            report.add(counts)
+        return [k for k in keys if self.shards[k]]
+
+    def work(self, cluster: dict, keys: list[str]) -> Work:
+        """Read tasks, the scoring pool, write tasks."""
+        sc, s3 = self.section, self.ctx.storage
+        actor = Actor(ScoreActor, {"specs": self.specs, "s3": s3}, "score.num_cpus_per_actor",
+                      batch_size=sc.rows_per_batch, max_size=sc.actors,
+                      num_cpus=sc.num_cpus_per_actor)
+        return Work([actor], read=read_inputs, read_kwargs={"s3": s3})
+
+    def after(self, report: StageReport) -> None:
+        """Record the scorers and the input next to the output (``_scorers.json``)."""
+        meta = {"scorers": self.specs, "input": self.section.input}
+        pfs.write_bytes(pfs.join(self.output, SCORERS), json.dumps(meta).encode(),
+                        self.ctx.storage)
+
+
+def run(section: ScoreConfig, ctx: StageContext) -> StageReport:
+    """Score ``section.input`` into ``section.output``; returns its counts (also in
+    ``_summary.json``). The output folder is claimed before any work
+    (:func:`paralib.io.ownership.claim`: not the input, not another stage's output, not the
+    output of another input without ``overwrite``, one writer at a time)."""
+    return run_stage(Scoring(section, ctx))
+
+
 def score(cfg: Config, progress: bool = True) -> StageReport:
-    """Run the scoring stage as configured; returns its counts (also in ``_summary.json``).
-    The output folder is claimed before any work (:func:`paralib.io.ownership.claim`: not
-    the input, not another stage's output, not the output of another input without
-    ``overwrite``, one writer at a time)."""
-    sc_cfg, s3 = cfg.score, cfg.s3.options()
-    pfs.check_s3_paths(cfg.model_dump(), s3)  # every bucket of the config, before any work
-    t0 = time.perf_counter()
-    shards = input_shards(sc_cfg.input, s3)
-    columns = input_columns(shards, s3)
-    scorers = check_scorers(sc_cfg.scorers, columns)
-    specs = [s.model_dump() for s in sc_cfg.scorers]
-    with claim(sc_cfg.output, "score", {"score.input": sc_cfg.input}, {"scorers": specs}, s3,
-               sc_cfg.overwrite, extra=(SCORERS,), key="score.output"):
-        return _run(cfg, shards, columns, scorers, specs, s3, progress, t0)
-
-
-def _run(cfg: Config, shards: dict[str, list[str]], columns: list[str], scorers: list[Scorer],
-         specs: list[dict], s3: S3Options | None, progress: bool, t0: float) -> StageReport:
-    """The stage on an output folder that :func:`score` holds."""
-    import ray
-
-    sc_cfg = cfg.score
-    report = StageReport(output=sc_cfg.output, unit="scored pairs", shards=len(shards),
-                         stage="score")
-    upstream = {k: getattr(read_marker(sc_cfg.input, k, s3), "fingerprint", None)
-                for k in shards}
-    prints = {k: fingerprint(files, specs, upstream[k]) for k, files in shards.items()}
-    keys = pending(list(shards), sc_cfg.output, s3, report, prints)
-    for key in [k for k in keys if not shards[k]]:  # every input row of it was a reject
-        counts = StageManifest(rows_in=0, rows_out=0, rows_rejected=0, hypotheses=0,
-                               reasons={}, fingerprint=prints[key], stage="score")
-        write_marker(sc_cfg.output, key, counts, s3)
-        report.add(counts)
-    keys = [k for k in keys if shards[k]]
-    if keys:
-        init_ray(cfg.ray)
-        check_fits(cfg.ray, {"CPU": sc_cfg.num_cpus_per_actor}, "score.num_cpus_per_actor")
-        ray.data.DataContext.get_current().enable_progress_bars = data_progress_bars(progress)
-        ds = ray.data.from_items([{"key": k, "files": shards[k]} for k in keys],
-                                 override_num_blocks=len(keys))
-        ds = ds.map_batches(read_inputs, batch_size=1, batch_format="pandas", num_cpus=0.25,
-                            fn_kwargs={"s3": s3})
-        ds = ds.map_batches(
-            ScoreActor, fn_constructor_kwargs={"specs": specs, "s3": s3},
-            batch_size=sc_cfg.rows_per_batch, batch_format="pandas",
-            compute=ray.data.ActorPoolStrategy(min_size=1, max_size=sc_cfg.actors),
-            num_cpus=sc_cfg.num_cpus_per_actor,
-        )
-        out_cols = [c for c in columns if c not in INTERNAL]
-        out_cols += [c for sc in scorers for c in sc.columns if c not in out_cols]
-        ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas", num_cpus=0.25,
-                            fn_kwargs={"out": sc_cfg.output, "s3": s3, "columns": out_cols})
-        collect(ds, keys, sc_cfg.output, s3, report, progress, "score", prints,
-                rows=input_rows(sc_cfg.input, keys, s3))
-    meta = {"scorers": [s.model_dump() for s in sc_cfg.scorers], "input": sc_cfg.input}
-    pfs.write_bytes(pfs.join(sc_cfg.output, SCORERS), json.dumps(meta).encode(), s3)
-    return finish(report, s3, t0)
+    """:func:`run` with the section and context of a whole config."""
+    return run(cfg.score, StageContext.of(cfg, progress))

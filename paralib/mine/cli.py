@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 
-from paralib.commands import Command
+from paralib.commands import Command, StageContext
 from paralib.config import add_config_args
 from paralib.encode.cli import flag_overrides
 
@@ -45,7 +45,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run ``paralib mine``; returns the exit status."""
     from paralib.config import load_config
-    from paralib.mine.stage import run_mine
+    from paralib.mine.stage import run as mine
 
     sets = flag_overrides({
         "mine.src": args.src, "mine.tgt": args.tgt, "encode.model": args.model,
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         "mine.output": args.output, "mine.index": args.index, "mine.k": args.k,
         "mine.threshold": args.threshold, "mine.overwrite": args.overwrite})
     cfg = load_config(args.config, sets + args.overrides)
-    print(run_mine(cfg, progress=not args.no_progress).text())
+    print(mine(cfg.mine, StageContext.of(cfg, progress=not args.no_progress)).text())
     return 0
 
 

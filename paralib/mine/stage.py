@@ -15,19 +15,20 @@ import hashlib
 import json
 import time
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from paralib.config import Config
 from paralib.decontaminate.normalise import normal_form
-from paralib.encode.config import TextInput
-from paralib.encode.pipeline import encode
+from paralib.encode.config import EncodeConfig, TextInput
+from paralib.encode.pipeline import run as encode
 from paralib.encode.vectors import Vectors, encode_model, is_encode_output, read_vectors
 from paralib.errors import ConfigurationError
 from paralib.io import fs as pfs
 from paralib.io.bitext import group_ids
+from paralib.io.context import StageContext
 from paralib.io.fs import S3Options
 from paralib.io.ownership import claim
 from paralib.io.shards import SUMMARY, write_marker
@@ -42,6 +43,9 @@ from paralib.io.stage import (
 from paralib.mine.config import MineConfig
 from paralib.mine.index import IndexSpec
 from paralib.mine.margin import mine_pairs
+
+if TYPE_CHECKING:
+    from paralib.config import Config
 
 INFO_FILE = "mine.json"
 EMBEDDINGS = "embeddings"
@@ -85,9 +89,10 @@ def _is_vectors(path: str, s3) -> bool:
     return path.endswith(".parquet") or is_encode_output(path, s3)
 
 
-def side_vectors(cfg: Config, side: str, progress: bool) -> tuple[Vectors, dict]:
-    """The vectors of ``mine.src`` or ``mine.tgt`` and how they were made."""
-    m, s3 = cfg.mine, cfg.s3.options()
+def side_vectors(m: MineConfig, ctx: StageContext, side: str) -> tuple[Vectors, dict]:
+    """The vectors of ``mine.src`` or ``mine.tgt`` and how they were made (text is encoded
+    with the context's ``encode`` section)."""
+    s3 = ctx.storage
     path, lang = getattr(m, side), getattr(m, f"{side}_lang")
     if _is_vectors(path, s3):
         vec = read_vectors(path, s3)
@@ -96,11 +101,11 @@ def side_vectors(cfg: Config, side: str, progress: bool) -> tuple[Vectors, dict]
         if made is not None:
             info["model"], info["model_stamp"] = made
     else:
-        enc = cfg.encode.model_copy(update={
+        enc = EncodeConfig.model_validate(ctx.config.get("encode", {})).model_copy(update={
             "inputs": [TextInput(path=path, lang=lang or "und")], "normalize": False,
             "dtype": "float32", "overwrite": False,
             "output": pfs.join(m.output, EMBEDDINGS, side)})
-        report = encode(cfg, progress, enc)
+        report = encode(enc, ctx)
         vec = read_vectors(enc.output, s3)
         info = {"input": path, "kind": "text", "model": enc.model, "encode": asdict(report)}
         made = encode_model(enc.output, s3)
@@ -181,11 +186,11 @@ def write_pairs(df: pd.DataFrame, out: str, corpus: str, part_rows: int, print_:
             report.shards += 1
 
 
-def run_mine(cfg: Config, progress: bool = True) -> MineResult:
-    """Mine ``cfg.mine.src`` against ``cfg.mine.tgt`` into ``cfg.mine.output``; every
-    ``s3://`` bucket of the config is checked first (:func:`paralib.io.fs.check_s3_paths`)."""
-    m, s3 = cfg.mine, cfg.s3.options()
-    pfs.check_s3_paths(cfg.model_dump(), s3)  # before any work
+def run(m: MineConfig, ctx: StageContext) -> MineResult:
+    """Mine ``m.src`` against ``m.tgt`` into ``m.output``; every ``s3://`` bucket of the
+    config is checked first (:func:`paralib.io.fs.check_s3_paths`)."""
+    s3 = ctx.storage
+    ctx.check_buckets()  # before any work
     for side in ("src", "tgt"):
         if getattr(m, side) is None:
             raise MineError(f"mine.{side} is not set: give SRC and TGT (paralib mine SRC TGT) "
@@ -194,17 +199,21 @@ def run_mine(cfg: Config, progress: bool = True) -> MineResult:
     options = m.model_dump(exclude={"output", "overwrite", "part_rows"})
     with claim(m.output, "mine", {"mine.src": m.src, "mine.tgt": m.tgt}, options, s3,
                m.overwrite, extra, (INFO_FILE,), key="mine.output"):
-        return _run(cfg, m, s3, progress)
+        return _run(ctx, m, s3)
 
 
-def _run(cfg: Config, m: MineConfig, s3: S3Options | None, progress: bool) -> MineResult:
-    """The stage on an output folder that :func:`run_mine` holds."""
+def run_mine(cfg: Config, progress: bool = True) -> MineResult:
+    """:func:`run` with the section and context of a whole config."""
+    return run(cfg.mine, StageContext.of(cfg, progress))
+
+
+def _run(ctx: StageContext, m: MineConfig, s3: S3Options | None) -> MineResult:
+    """The stage on an output folder that :func:`run` holds."""
     previous = _read_info(m.output, s3)
     if previous is None:  # marks the folder as this stage's before the vectors go in
         pfs.write_bytes(pfs.join(m.output, INFO_FILE), b'{"fingerprint": null}', s3)
     t0 = time.perf_counter()
-    (x, src_info), (y, tgt_info) = side_vectors(cfg, "src", progress), side_vectors(
-        cfg, "tgt", progress)
+    (x, src_info), (y, tgt_info) = side_vectors(m, ctx, "src"), side_vectors(m, ctx, "tgt")
     if x.matrix.shape[1] != y.matrix.shape[1]:
         raise MineError(f"mine.src has {x.matrix.shape[1]}-dimensional vectors and mine.tgt "
                         f"{y.matrix.shape[1]}-dimensional ones: encode both with one model")

@@ -9,21 +9,33 @@ the model of its ``src_lang``.
 
 from __future__ import annotations
 
-from paralib.config import Config, ConfigError
+from typing import TYPE_CHECKING
+
+from paralib.config import BacktranslateConfig, ConfigError
+from paralib.io.context import StageContext
+from paralib.io.runner import run_stage
 from paralib.io.stage import StageReport
-from paralib.translate.pipeline import Leg, run_translation
+from paralib.translate.pipeline import Leg, Translation
 from paralib.translate.stages import OUTPUT_SCHEMA
+
+if TYPE_CHECKING:
+    from paralib.config import Config
+
+
+def run(section: BacktranslateConfig, ctx: StageContext) -> StageReport:
+    """Back-translate ``ctx.bitext``'s inputs as ``section`` says; returns the counts (also
+    in ``_summary.json``)."""
+    inputs = ctx.bitext.all_inputs()
+    if section.models:
+        missing = sorted({i.src_lang for i in inputs} - set(section.models))
+        if missing:
+            raise ConfigError(f"backtranslate.models has no model for {', '.join(missing)} "
+                              f"(bitext languages); it names {', '.join(sorted(section.models))}")
+    leg = Leg(section.model_for(), "src", ("trans", "rank", "cost"), section.num_hypotheses)
+    return run_stage(Translation(ctx, section, inputs, [leg], OUTPUT_SCHEMA, "candidate pairs",
+                                 "backtranslate"))
 
 
 def backtranslate(cfg: Config, progress: bool = True) -> StageReport:
-    """Run back-translation as configured; returns the counts (also in ``_summary.json``)."""
-    bt = cfg.backtranslate
-    inputs = cfg.bitext.all_inputs()
-    if bt.models:
-        missing = sorted({i.src_lang for i in inputs} - set(bt.models))
-        if missing:
-            raise ConfigError(f"backtranslate.models has no model for {', '.join(missing)} "
-                              f"(bitext languages); it names {', '.join(sorted(bt.models))}")
-    leg = Leg(bt.model_for(), "src", ("trans", "rank", "cost"), bt.num_hypotheses)
-    return run_translation(cfg, bt, inputs, [leg], OUTPUT_SCHEMA,
-                           "candidate pairs", "backtranslate", progress)
+    """:func:`run` with the sections and context of a whole config."""
+    return run(cfg.backtranslate, StageContext.of(cfg, progress))

@@ -11,26 +11,18 @@ GPU per actor when the cluster has GPUs, fractional CPUs otherwise.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import pyarrow as pa
 
-from paralib.config import BacktranslateConfig, Config
-from paralib.console import data_progress_bars
-from paralib.io.bitext import BitextError, ShardSpec, plan_shards, read_shards, shard_inputs
+from paralib.config import BacktranslateConfig
+from paralib.fingerprint import Scope, section_print
+from paralib.io.bitext import BitextError, plan_shards, read_shards
 from paralib.io.config import InputConfig
-from paralib.io.fs import S3Options, check_s3_paths
-from paralib.io.ownership import bitext_inputs, claim
-from paralib.io.stage import (
-    StageReport,
-    collect,
-    fingerprint,
-    finish,
-    pending,
-    write_parts,
-)
-from paralib.runtime import check_fits, init_ray
+from paralib.io.context import StageContext
+from paralib.io.ownership import bitext_inputs
+from paralib.io.runner import Actor, Plan, ShardedStage, Work, bitext_plan, write_kwargs
+from paralib.io.stage import fingerprint
 from paralib.translate.stages import ShardActor, TranslateActor
 from paralib.translate.translator import check_model_dir
 
@@ -83,75 +75,57 @@ def actor_kwargs(bt: BacktranslateConfig, leg: Leg, plan: dict) -> dict:
             "target_columns": leg.targets}
 
 
-def run_translation(cfg: Config, opts: BacktranslateConfig, inputs: list[InputConfig],
-                    legs: list[Leg], schema: pa.Schema, unit: str, desc: str,
-                    progress: bool = True, inputs_key: str = "bitext.inputs") -> StageReport:
-    """Run ``legs`` over ``inputs`` and write ``schema`` columns to ``opts.output``.
+class Translation(ShardedStage):
+    """``legs`` over bitext ``inputs``, written as ``schema`` rows to ``opts.output``.
 
-    ``desc`` is the stage's command (``backtranslate``, ``pivot``, ``paraphrase``) and
-    ``inputs_key`` the config key of ``inputs``. The output folder is claimed first
-    (:func:`paralib.io.ownership.claim`: not an input, not another stage's output, not
-    the output of other inputs without ``overwrite``, one writer at a time)."""
-    s3 = cfg.s3.options()
-    check_s3_paths(cfg.model_dump(), s3)  # every bucket of the config, before any work
-    for leg in legs:
-        for model in leg.model.values() if isinstance(leg.model, dict) else [leg.model]:
-            check_model_dir(model)
-    if not inputs:
-        raise BitextError(f"{desc}: no inputs configured (set bitext.inputs, or pivot.inputs "
-                          "for round trips)")
-    t0 = time.perf_counter()
-    shards = plan_shards(inputs, cfg.bitext.shard_rows, s3)
-    options = opts.model_dump(exclude={
-        "output", "overwrite", "actors", "min_actors", "num_cpus_per_actor", "intra_threads",
-        "inter_threads", "device", "actors_per_gpu", "actor_resources", "rows_per_batch",
-        "compute_type", "fuse_io"})
-    made = {**options, "max_chars": cfg.bitext.max_chars,
-            "legs": [leg.__dict__ for leg in legs], "checks": cfg.bitext.checks.model_dump()}
-    with claim(opts.output, desc, bitext_inputs(inputs, inputs_key), made, s3, opts.overwrite,
-               key=f"{desc}.output"):
-        return _run(cfg, opts, shards, legs, options, schema, unit, desc, s3, progress, t0)
+    ``name`` is the stage's command (``backtranslate``, ``pivot``, ``paraphrase``) and
+    ``inputs_key`` the config key of ``inputs``."""
 
+    def __init__(self, ctx: StageContext, opts: BacktranslateConfig, inputs: list[InputConfig],
+                 legs: list[Leg], schema: pa.Schema, unit: str, name: str,
+                 inputs_key: str = "bitext.inputs"):
+        super().__init__(ctx)
+        self.opts, self.inputs, self.legs, self.inputs_key = opts, inputs, legs, inputs_key
+        self.schema, self.unit, self.name = schema, unit, name
+        self.output, self.overwrite, self.key = opts.output, opts.overwrite, f"{name}.output"
+        self.options = section_print(opts, Scope.WORK, mode="python")
 
-def _run(cfg: Config, opts: BacktranslateConfig, shards: list[ShardSpec], legs: list[Leg],
-         options: dict, schema: pa.Schema, unit: str, desc: str, s3: S3Options | None,
-         progress: bool, t0: float) -> StageReport:
-    """The stage on an output folder that :func:`run_translation` holds."""
-    import ray
+    def plan(self) -> Plan:
+        """Check the models and inputs; one shard per ``bitext.shard_rows`` rows."""
+        for leg in self.legs:
+            for model in leg.model.values() if isinstance(leg.model, dict) else [leg.model]:
+                check_model_dir(model)
+        if not self.inputs:
+            raise BitextError(f"{self.name}: no inputs configured (set bitext.inputs, or "
+                              "pivot.inputs for round trips)")
+        bitext = self.ctx.bitext
+        shards = plan_shards(self.inputs, bitext.shard_rows, self.ctx.storage)
+        legs = [leg.__dict__ for leg in self.legs]
+        prints = {s.key: fingerprint(s.to_dict(), self.options, bitext.max_chars, legs,
+                                     bitext.checks.model_dump()) for s in shards}
+        return bitext_plan(shards, prints)
 
-    report = StageReport(output=opts.output, unit=unit, shards=len(shards), stage=desc)
-    prints = {s.key: fingerprint(s.to_dict(), options, cfg.bitext.max_chars,
-                                 [leg.__dict__ for leg in legs],
-                                 cfg.bitext.checks.model_dump()) for s in shards}
-    inputs = shard_inputs(shards)
-    keys = pending([s.key for s in shards], opts.output, s3, report, prints, inputs)
-    if keys:
-        wanted = set(keys)
-        todo = [s for s in shards if s.key in wanted]
-        plan = actor_plan(opts, init_ray(cfg.ray), cfg.bitext.shard_rows)
-        check_fits(cfg.ray, {"CPU": plan["num_cpus"], "GPU": plan["num_gpus"],
-                             **opts.actor_resources}, f"{desc} translation actor")
-        ray.data.DataContext.get_current().enable_progress_bars = data_progress_bars(progress)
-        ds = ray.data.from_items([s.to_dict() for s in todo], override_num_blocks=len(todo))
-        read = {"max_chars": cfg.bitext.max_chars, "s3": s3,
-                "checks": cfg.bitext.checks.model_dump()}
-        write = {"out": opts.output, "s3": s3, "schema": schema}
-        actors = [actor_kwargs(opts, leg, plan) for leg in legs]
-        pool = {"compute": ray.data.ActorPoolStrategy(min_size=plan["min"],
-                                                      max_size=plan["max"]),
-                "num_cpus": plan["num_cpus"], "num_gpus": plan["num_gpus"],
-                "resources": opts.actor_resources or None, "batch_format": "pandas"}
+    def claimed(self) -> tuple[dict[str, str], dict]:
+        """The bitext inputs; the options, legs and reader limits."""
+        bitext = self.ctx.bitext
+        return bitext_inputs(self.inputs, self.inputs_key), {
+            **self.options, "max_chars": bitext.max_chars,
+            "legs": [leg.__dict__ for leg in self.legs], "checks": bitext.checks.model_dump()}
+
+    def work(self, cluster: dict, keys: list[str]) -> Work:
+        """One pool of :class:`ShardActor` (``fuse_io``), or read tasks, a
+        :class:`TranslateActor` pool per leg and write tasks."""
+        opts, bitext = self.opts, self.ctx.bitext
+        plan = actor_plan(opts, cluster, bitext.shard_rows)
+        read = {"max_chars": bitext.max_chars, "s3": self.ctx.storage,
+                "checks": bitext.checks.model_dump()}
+        legs = [actor_kwargs(opts, leg, plan) for leg in self.legs]
+        pool = {"what": f"{self.name} translation actor", "min_size": plan["min"],
+                "max_size": plan["max"], "num_cpus": plan["num_cpus"],
+                "num_gpus": plan["num_gpus"], "resources": opts.actor_resources}
         if opts.fuse_io:
-            ds = ds.map_batches(ShardActor, batch_size=1, fn_constructor_kwargs={
-                "legs": actors, "read": read, "write": write}, **pool)
-        else:
-            ds = ds.map_batches(read_shards, batch_size=1, batch_format="pandas",
-                                num_cpus=0.25, fn_kwargs=read)
-            for kwargs in actors:
-                ds = ds.map_batches(TranslateActor, fn_constructor_kwargs=kwargs,
-                                    batch_size=plan["rows_per_batch"], **pool)
-            ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas",
-                                num_cpus=0.25, fn_kwargs=write)
-        collect(ds, keys, opts.output, s3, report, progress, desc, prints,
-                rows=sum(s.rows for s in todo), inputs=inputs)
-    return finish(report, s3, t0)
+            kwargs = {"legs": legs, "read": read, "write": write_kwargs(self)}
+            return Work([Actor(ShardActor, kwargs, batch_size=1, **pool)], write=False)
+        return Work([Actor(TranslateActor, kw, batch_size=plan["rows_per_batch"], **pool)
+                     for kw in legs], read=read_shards, read_kwargs=read)
+

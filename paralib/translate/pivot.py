@@ -10,21 +10,33 @@ one Ray Data pipeline. Output rows: ``id, corpus, src_lang, src, ref, trans, ran
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pyarrow as pa
 
-from paralib.config import Config
+from paralib.config import PivotConfig
+from paralib.io.context import StageContext
+from paralib.io.runner import run_stage
 from paralib.io.stage import StageReport
-from paralib.translate.pipeline import Leg, run_translation
+from paralib.translate.pipeline import Leg, Translation
 from paralib.translate.stages import OUTPUT_SCHEMA
+
+if TYPE_CHECKING:
+    from paralib.config import Config
 
 PIVOT_SCHEMA = OUTPUT_SCHEMA.append(pa.field("pivot_rank", pa.int32())).append(
     pa.field("pivot_cost", pa.float32()))
 
 
+def run(section: PivotConfig, ctx: StageContext) -> StageReport:
+    """Round-trip paraphrase ``section.inputs``; returns the counts."""
+    legs = [Leg(section.model, "ref", ("src", "pivot_rank", "pivot_cost"),
+                section.pivot_hypotheses),
+            Leg(section.model_back, "src", ("trans", "rank", "cost"), section.num_hypotheses)]
+    return run_stage(Translation(ctx, section, section.inputs, legs, PIVOT_SCHEMA,
+                                 "round-trip paraphrases", "pivot", "pivot.inputs"))
+
+
 def pivot(cfg: Config, progress: bool = True) -> StageReport:
-    """Run round-trip paraphrasing as configured; returns the counts."""
-    pv = cfg.pivot
-    legs = [Leg(pv.model, "ref", ("src", "pivot_rank", "pivot_cost"), pv.pivot_hypotheses),
-            Leg(pv.model_back, "src", ("trans", "rank", "cost"), pv.num_hypotheses)]
-    return run_translation(cfg, pv, pv.inputs, legs, PIVOT_SCHEMA, "round-trip paraphrases",
-                           "pivot", progress, inputs_key="pivot.inputs")
+    """:func:`run` with the section and context of a whole config."""
+    return run(cfg.pivot, StageContext.of(cfg, progress))
