@@ -37,7 +37,9 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import sentencepiece as spm
 
@@ -134,7 +136,8 @@ def run_ray(model: Path, src: str, ref: str, out: Path, beam: int, actors: int,
     return seconds, mem.peak_mb, data["trans"].tolist()
 
 
-def main(argv: list[str] | None = None) -> None:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The command line of :func:`main`."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=str(PROJECT_ROOT / "models" / "de-en"))
     ap.add_argument("--hf-model", default=str(PROJECT_ROOT / "runs" / "mt-de-en" / "hf"))
@@ -158,7 +161,143 @@ def main(argv: list[str] | None = None) -> None:
                     help="leave out (c) and (c') (no transformers model at hand)")
     ap.add_argument("--name", default="backtranslate",
                     help="results file: benchmarks/results/NAME.json")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def finish_rows(rows: list[dict], model: Path) -> None:
+    """Each row's rates (sentences and target tokens per second) in place of its outputs."""
+    for r in rows:
+        r["sentences_per_s"] = round(r["sentences"] / r["seconds"], 1)
+        r["tokens_per_s"] = round(target_tokens(model, r.pop("outs")) / r["seconds"], 1)
+        r["seconds"] = round(r["seconds"], 2)
+
+
+def ratio(x: dict | None, y: dict | None) -> float | None:
+    """How many times faster row ``x`` is than row ``y`` (None when either is missing)."""
+    return round(x["sentences_per_s"] / y["sentences_per_s"], 3) if x and y else None
+
+
+def summarise(args: argparse.Namespace, rows: list[dict], row: dict[str, dict | None],
+              run: dict[str, Any]) -> dict[str, Any]:
+    """The results file: the setup, every row, and the ratios between the systems' rows
+    (``row``: each system's row by its letter, ``None`` for one left out)."""
+    a, a_small, b, b_cold = row["a"], row["a_small"], row["b"], row["b_cold"]
+    b_warm, b_chain, c, c_small, c_sorted = (row["b_warm"], row["b_chain"], row["c"],
+                                             row["c_small"], row["c_sorted"])
+    small, actors, k = args.n_small, run["actors"], run["k"]
+    # start-up cost of a job: its time beyond translating at the pipeline's steady rate
+    steady = args.n / b["seconds"]
+    ray_text = (f"{actors} actors x 1 thread" if args.device == "cpu" else
+                f"{actors} actor(s) sharing the GPU") + ", Ray started before timing"
+    result = {
+        "setup": {"model": run["model"],
+                  "hf_model": None if args.skip_transformers else run["hf"],
+                  "sentences": args.n, "sentences_small": small, "beam": args.beam,
+                  "threads": args.threads, "device": args.device,
+                  "batch_tokens": args.batch_tokens,
+                  "shard_rows": run["shard_rows"],
+                  "ray": ray_text, "hf_batch": args.hf_batch,
+                  "transformers_small": (f"file-order rate over its first {k} sentences"
+                                         if k else None),
+                  "load_average_before": [round(x, 2) for x in run["load_before"]],
+                  "load_average_after": [round(x, 2) for x in os.getloadavg()]},
+        "rows": rows,
+        "ratio_ray_vs_ct2": ratio(b, a),
+        "ratio_ray_chained_vs_ct2": ratio(b_chain, a),
+        "ratio_ray_vs_transformers": ratio(b, c),
+        "ratio_ray_vs_transformers_by_length": ratio(b, c_sorted),
+        "ratio_ct2_vs_transformers": ratio(a, c),
+        "small": {
+            "ratio_ray_first_job_vs_ct2": ratio(b_cold, a_small),
+            "ratio_ray_next_job_vs_ct2": ratio(b_warm, a_small),
+            "ratio_ray_first_job_vs_transformers": ratio(b_cold, c_small),
+            "ratio_ray_next_job_vs_transformers": ratio(b_warm, c_small),
+            "start_s_first_job": round(b_cold["seconds"] - small / steady, 2),
+            "start_s_next_job": round(b_warm["seconds"] - small / steady, 2),
+        },
+        "peak_rss_mb_1x": run["peak1"],
+        "peak_rss_mb_10x": run["peak10"],
+        "input_10x_over_1x": round(args.n / small, 2),
+    }
+    return result
+
+
+def print_summary(rows: list[dict], result: dict[str, Any], n: int, small: int) -> None:
+    """The table of rows and the ratios, as the results file has them."""
+    print(table(rows, ["system", "sentences", "seconds", "sentences_per_s", "tokens_per_s",
+                       "peak_rss_mb"]))
+    print(f"\n{n} sentences: (b)/(a) = {result['ratio_ray_vs_ct2']}   (b')/(a) = "
+          f"{result['ratio_ray_chained_vs_ct2']}   (b)/(c) = "
+          f"{result['ratio_ray_vs_transformers']}   (b)/(c') = "
+          f"{result['ratio_ray_vs_transformers_by_length']}")
+    sm = result["small"]
+    print(f"{small} sentences: (b)/(a) = {sm['ratio_ray_first_job_vs_ct2']} (first job), "
+          f"{sm['ratio_ray_next_job_vs_ct2']} (next job); (b)/(c) = "
+          f"{sm['ratio_ray_first_job_vs_transformers']}, "
+          f"{sm['ratio_ray_next_job_vs_transformers']}; start-up "
+          f"{sm['start_s_first_job']} s and {sm['start_s_next_job']} s")
+    print(f"peak RSS of (b): {result['peak_rss_mb_1x']} MB at 1x ({small} sentences), "
+          f"{result['peak_rss_mb_10x']} MB at {result['input_10x_over_1x']}x ({n} sentences)")
+
+
+def ray_rows(model: Path, de: list[str], en: list[str], args: argparse.Namespace,
+             actors: int, shard_rows: Callable[[int], int], add: Callable[..., dict],
+             ct2: dict[str, Any]) -> tuple[dict, dict, dict, dict, float, float]:
+    """The rows of (b) and (b'): paralib backtranslate's first and next job on the first
+    ``--n-small`` sentences, then on all of them, fused and chained; and the peak RSS at 1x
+    and 10x."""
+    import ray
+
+    small = args.n_small
+    ray.init(num_cpus=args.threads, include_dashboard=False, log_to_driver=False)
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    tmp = Path(tempfile.mkdtemp(prefix="paralib-bench-"))
+    try:
+        src, ref = write_inputs(tmp / "small", de[:small], en[:small])
+        secs, peak1, outs = run_ray(model, src, ref, tmp / "out1", args.beam, actors,
+                                    shard_rows(small), **ct2)
+        b_cold = add("(b) paralib backtranslate, first job of the Ray session", small, secs,
+                     outs, peak_rss_mb=peak1)
+        secs, peak, outs = run_ray(model, src, ref, tmp / "out2", args.beam, actors,
+                                   shard_rows(small), **ct2)
+        b_warm = add("(b) paralib backtranslate, next job", small, secs, outs,
+                     peak_rss_mb=peak)
+        src, ref = write_inputs(tmp / "all", de, en)
+        secs, peak10, outs = run_ray(model, src, ref, tmp / "out10", args.beam, actors,
+                                     shard_rows(args.n), **ct2)
+        b = add("(b) paralib backtranslate, next job", args.n, secs, outs, peak_rss_mb=peak10)
+        secs, peak, outs = run_ray(model, src, ref, tmp / "out10c", args.beam, actors,
+                                   shard_rows(args.n), **ct2, fuse_io=False)
+        b_chain = add("(b') the same, read tasks -> actors -> write tasks (fuse_io false)",
+                      args.n, secs, outs, peak_rss_mb=peak)
+    finally:
+        ray.shutdown()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return b_cold, b_warm, b, b_chain, peak1, peak10
+
+
+def hf_rows(hf: Path, de: list[str], args: argparse.Namespace, add: Callable[..., dict]
+            ) -> tuple[dict | None, dict | None, dict | None, int]:
+    """The rows of (c) and (c'): transformers' generate in file order (also at its first
+    ``--n-small`` sentences) and by length; and how many sentences the small rate covers
+    (``None`` rows and 0 with ``--skip-transformers``)."""
+    small = args.n_small
+    c = c_small = c_sorted = None
+    k = 0
+    if not args.skip_transformers:
+        secs, outs, (k, at_k) = run_hf(hf, de, args.beam, args.threads, args.hf_batch,
+                                       by_length=False, split=small)
+        c_name = f"(c) transformers generate (float32, batch {args.hf_batch})"
+        c_small = add(c_name, k, at_k, outs[:k])
+        c = add(c_name, args.n, secs, outs)
+        secs, outs, _ = run_hf(hf, de, args.beam, args.threads, 64, by_length=True)
+        c_sorted = add("(c') transformers generate (float32, by length, batch 64)", args.n,
+                       secs, outs)
+    return c, c_small, c_sorted, k
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
     model, hf = Path(args.model), Path(args.hf_model)
     if not args.skip_transformers and not (hf / "config.json").is_file():
         sys.exit(f"{hf}: no transformers model; train one with "
@@ -194,97 +333,17 @@ def main(argv: list[str] | None = None) -> None:
     secs, outs = run_ct2(model, de, args.beam, args.threads, **ct2)
     a = add("(a) ctranslate2 translate_batch", args.n, secs, outs)
 
-    import ray
+    b_cold, b_warm, b, b_chain, peak1, peak10 = ray_rows(model, de, en, args, actors,
+                                                         shard_rows, add, ct2)
 
-    ray.init(num_cpus=args.threads, include_dashboard=False, log_to_driver=False)
-    ray.data.DataContext.get_current().enable_progress_bars = False
-    tmp = Path(tempfile.mkdtemp(prefix="paralib-bench-"))
-    try:
-        src, ref = write_inputs(tmp / "small", de[:small], en[:small])
-        secs, peak1, outs = run_ray(model, src, ref, tmp / "out1", args.beam, actors,
-                                    shard_rows(small), **ct2)
-        b_cold = add("(b) paralib backtranslate, first job of the Ray session", small, secs,
-                     outs, peak_rss_mb=peak1)
-        secs, peak, outs = run_ray(model, src, ref, tmp / "out2", args.beam, actors,
-                                   shard_rows(small), **ct2)
-        b_warm = add("(b) paralib backtranslate, next job", small, secs, outs,
-                     peak_rss_mb=peak)
-        src, ref = write_inputs(tmp / "all", de, en)
-        secs, peak10, outs = run_ray(model, src, ref, tmp / "out10", args.beam, actors,
-                                     shard_rows(args.n), **ct2)
-        b = add("(b) paralib backtranslate, next job", args.n, secs, outs, peak_rss_mb=peak10)
-        secs, peak, outs = run_ray(model, src, ref, tmp / "out10c", args.beam, actors,
-                                   shard_rows(args.n), **ct2, fuse_io=False)
-        b_chain = add("(b') the same, read tasks -> actors -> write tasks (fuse_io false)",
-                      args.n, secs, outs, peak_rss_mb=peak)
-    finally:
-        ray.shutdown()
-        shutil.rmtree(tmp, ignore_errors=True)
-
-    c = c_small = c_sorted = None
-    k = 0
-    if not args.skip_transformers:
-        secs, outs, (k, at_k) = run_hf(hf, de, args.beam, args.threads, args.hf_batch,
-                                       by_length=False, split=small)
-        c_name = f"(c) transformers generate (float32, batch {args.hf_batch})"
-        c_small = add(c_name, k, at_k, outs[:k])
-        c = add(c_name, args.n, secs, outs)
-        secs, outs, _ = run_hf(hf, de, args.beam, args.threads, 64, by_length=True)
-        c_sorted = add("(c') transformers generate (float32, by length, batch 64)", args.n,
-                       secs, outs)
-    for r in rows:
-        r["sentences_per_s"] = round(r["sentences"] / r["seconds"], 1)
-        r["tokens_per_s"] = round(target_tokens(model, r.pop("outs")) / r["seconds"], 1)
-        r["seconds"] = round(r["seconds"], 2)
-
-    def ratio(x: dict | None, y: dict | None) -> float | None:
-        return round(x["sentences_per_s"] / y["sentences_per_s"], 3) if x and y else None
-
-    # start-up cost of a job: its time beyond translating at the pipeline's steady rate
-    steady = args.n / b["seconds"]
-    ray_text = (f"{actors} actors x 1 thread" if args.device == "cpu" else
-                f"{actors} actor(s) sharing the GPU") + ", Ray started before timing"
-    result = {
-        "setup": {"model": str(model), "hf_model": None if args.skip_transformers else str(hf),
-                  "sentences": args.n, "sentences_small": small, "beam": args.beam,
-                  "threads": args.threads, "device": args.device,
-                  "batch_tokens": args.batch_tokens,
-                  "shard_rows": {str(small): shard_rows(small), str(args.n): shard_rows(args.n)},
-                  "ray": ray_text, "hf_batch": args.hf_batch,
-                  "transformers_small": (f"file-order rate over its first {k} sentences"
-                                         if k else None),
-                  "load_average_before": [round(x, 2) for x in load_before],
-                  "load_average_after": [round(x, 2) for x in os.getloadavg()]},
-        "rows": rows,
-        "ratio_ray_vs_ct2": ratio(b, a),
-        "ratio_ray_chained_vs_ct2": ratio(b_chain, a),
-        "ratio_ray_vs_transformers": ratio(b, c),
-        "ratio_ray_vs_transformers_by_length": ratio(b, c_sorted),
-        "ratio_ct2_vs_transformers": ratio(a, c),
-        "small": {
-            "ratio_ray_first_job_vs_ct2": ratio(b_cold, a_small),
-            "ratio_ray_next_job_vs_ct2": ratio(b_warm, a_small),
-            "ratio_ray_first_job_vs_transformers": ratio(b_cold, c_small),
-            "ratio_ray_next_job_vs_transformers": ratio(b_warm, c_small),
-            "start_s_first_job": round(b_cold["seconds"] - small / steady, 2),
-            "start_s_next_job": round(b_warm["seconds"] - small / steady, 2),
-        },
-        "peak_rss_mb_1x": peak1,
-        "peak_rss_mb_10x": peak10,
-        "input_10x_over_1x": round(args.n / small, 2),
-    }
-    print(table(rows, ["system", "sentences", "seconds", "sentences_per_s", "tokens_per_s",
-                       "peak_rss_mb"]))
-    print(f"\n{args.n} sentences: (b)/(a) = {result['ratio_ray_vs_ct2']}   (b')/(a) = "
-          f"{result['ratio_ray_chained_vs_ct2']}   (b)/(c) = "
-          f"{result['ratio_ray_vs_transformers']}   (b)/(c') = "
-          f"{result['ratio_ray_vs_transformers_by_length']}")
-    sm = result["small"]
-    print(f"{small} sentences: (b)/(a) = {sm['ratio_ray_first_job_vs_ct2']} (first job), "
-          f"{sm['ratio_ray_next_job_vs_ct2']} (next job); (b)/(c) = "
-          f"{sm['ratio_ray_first_job_vs_transformers']}, "
-          f"{sm['ratio_ray_next_job_vs_transformers']}; start-up "
-          f"{sm['start_s_first_job']} s and {sm['start_s_next_job']} s")
-    print(f"peak RSS of (b): {peak1} MB at 1x ({small} sentences), {peak10} MB at "
-          f"{result['input_10x_over_1x']}x ({args.n} sentences)")
+    c, c_small, c_sorted, k = hf_rows(hf, de, args, add)
+    finish_rows(rows, model)
+    result = summarise(args, rows, {"a": a, "a_small": a_small, "b": b, "b_cold": b_cold,
+                                    "b_warm": b_warm, "b_chain": b_chain, "c": c,
+                                    "c_small": c_small, "c_sorted": c_sorted},
+                       {"model": str(model), "hf": str(hf), "actors": actors, "k": k,
+                        "shard_rows": {str(small): shard_rows(small),
+                                       str(args.n): shard_rows(args.n)},
+                        "load_before": load_before, "peak1": peak1, "peak10": peak10})
+    print_summary(rows, result, args.n, small)
     print(f"wrote {write_json(args.name, result)}")

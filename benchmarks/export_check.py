@@ -26,6 +26,7 @@ import argparse
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -61,6 +62,25 @@ def tatoeba_ids(model, folder: Path, data: Path, lines: int) -> dict:
             len(texts) - len(differ), "differing_examples": differ[:5]}
 
 
+def best_speed(models: dict[str, Any], settings: Any, runs: int) -> dict[str, float]:
+    """Sentences per second of each model on one torch thread (the speed suite on
+    multi30k-en), the best of ``runs`` runs: other work on the machine only slows a run."""
+    import torch
+
+    from paralib.contracts import EvalReport
+    from paralib.evaluate.run import evaluate
+
+    torch.set_num_threads(1)
+    rate = dict.fromkeys(models, 0.0)
+    for _ in range(runs):  # the best of a few runs: other work on the machine
+        speed = EvalReport.load(evaluate(models, ["speed"], None, progress=False,
+                                         settings=settings))
+        for n in models:
+            sets = speed.tasks["speed"].models[n]["sets"]
+            rate[n] = max(rate[n], sets["multi30k-en"]["sentences_per_s"])
+    return rate
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default=str(ROOT / "models" / "paralib-en"))
@@ -69,7 +89,6 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--tatoeba-lines", type=int, default=300)
     args = ap.parse_args(argv)
 
-    import torch
     from model2vec import StaticModel
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.evaluation import (
@@ -111,14 +130,7 @@ def main(argv: list[str] | None = None) -> None:
     settings = Settings(data=data, speed_sentences=args.speed_sentences)
     report = EvalReport.load(evaluate(models, ["stsb"], None, progress=False, settings=settings))
     pearson = {n: report.tasks["stsb"].models[n]["sets"]["test"]["pearson"] for n in names}
-    torch.set_num_threads(1)
-    rate = dict.fromkeys(names, 0.0)
-    for _ in range(args.speed_runs):  # the best of a few runs: other work on the machine
-        speed = EvalReport.load(evaluate(models, ["speed"], None, progress=False,
-                                         settings=settings))
-        for n in names:
-            sets = speed.tasks["speed"].models[n]["sets"]
-            rate[n] = max(rate[n], sets["multi30k-en"]["sentences_per_s"])
+    rate = best_speed(models, settings, args.speed_runs)
     ids = tatoeba_ids(enc, out["st"], data, args.tatoeba_lines)
     rows = [{"model": "paralib", "min cos (STSB test)": None, "STSB test r": pearson["paralib"],
              "ST evaluator r": None, "sent/s 1 thread": rate["paralib"], "export s": None},

@@ -44,6 +44,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks.common import RESULTS, sample_pairs, stamp, stsb_dev
 from paralib.contracts import EvalReport
@@ -190,6 +191,21 @@ def markdown(rows: list[dict], columns: list[str]) -> str:
     return "\n".join(lines)
 
 
+def model2vec_row(args: argparse.Namespace, out: Path) -> tuple[Any, str]:
+    """The model2vec peer distilled into ``out`` by the Python of ``--m2v-python`` (or of a
+    virtual environment made in ``--make-m2v-env``), and its note."""
+    from paralib.evaluate.peers import Model2VecEncoder
+
+    python = args.m2v_python or (str(make_m2v_env(Path(args.make_m2v_env)))
+                                 if args.make_m2v_env else None)
+    if python is None:
+        raise SystemExit("the model2vec row needs --m2v-python or --make-m2v-env "
+                         "(or --skip model2vec)")
+    version, seconds = distill_model2vec(python, out)
+    return Model2VecEncoder(out), (f"model2vec {version} distill(all-MiniLM-L6-v2, "
+                                   f"pca_dims=256), {seconds:.0f} s")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", action="append", default=[], metavar="NAME=DIR")
@@ -219,7 +235,6 @@ def main(argv: list[str] | None = None) -> None:
         skip |= {"model2vec", "minilm", "glove"}
     from paralib.evaluate.common import Settings
     from paralib.evaluate.encoders import load_model_folder, make_baseline
-    from paralib.evaluate.peers import Model2VecEncoder
     from paralib.evaluate.run import evaluate
     from paralib.paths import data_root
 
@@ -236,15 +251,7 @@ def main(argv: list[str] | None = None) -> None:
         if base not in skip:
             models[base] = make_baseline(base, settings.data)
     if "model2vec" not in skip:
-        python = args.m2v_python or (str(make_m2v_env(Path(args.make_m2v_env)))
-                                     if args.make_m2v_env else None)
-        if python is None:
-            raise SystemExit("the model2vec row needs --m2v-python or --make-m2v-env "
-                             "(or --skip model2vec)")
-        version, seconds = distill_model2vec(python, tmp / "m2v")
-        models["model2vec"] = Model2VecEncoder(tmp / "m2v")
-        notes["model2vec"] = (f"model2vec {version} distill(all-MiniLM-L6-v2, pca_dims=256), "
-                              f"{seconds:.0f} s")
+        models["model2vec"], notes["model2vec"] = model2vec_row(args, tmp / "m2v")
     pairs = sample_pairs(Path(args.pairs_from), args.peer_pairs, tmp / "pairs.parquet")
     if "same-pairs" not in skip:
         folder = train_paralib(pairs, args.peer_epochs, tmp / "same-pairs", vocab)

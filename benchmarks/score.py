@@ -33,7 +33,7 @@ import pandas as pd
 import pyarrow as pa
 
 from benchmarks.common import table, write_json
-from paralib.filters import get_scorer
+from paralib.filters import Scorer, get_scorer
 from paralib.filters.tokenize import BatchCache, pair_tokens
 from paralib.lm import KenLMNotFoundError, hold_out_references, train_lm
 from paralib.paths import data_root
@@ -55,6 +55,48 @@ def real_pairs(n: int) -> pd.DataFrame:
                                     "corpus": "m30k", "src_lang": "de", "ref": ref,
                                     "trans": cap, "rank": k - 1}))
     return pd.concat(frames, ignore_index=True).head(n)
+
+
+def lm_costs(lm: Scorer, pairs: pd.DataFrame, batch_rows: int) -> np.ndarray:
+    """The cost column: each caption's ln-perplexity (natural-log NLL per token, end token
+    included) under ``lm``, batch by batch."""
+    nll = []
+    for start in range(0, len(pairs), batch_rows):
+        b = pairs.iloc[start : start + batch_rows]
+        ppl = lm.score(b).lm_ppl.to_numpy()
+        nll.append(np.log(ppl))  # ln ppl = natural-log NLL per token (end token included)
+    return np.concatenate(nll)
+
+
+def timed_pass(pairs: pd.DataFrame, scorers: dict[str, Scorer], batch_rows: int
+               ) -> tuple[dict[str, float], dict[str, float], int]:
+    """One pass of every scorer over ``pairs`` as a scoring actor makes it (one tokenisation
+    per batch shared by all scorers): CPU and wall seconds per step (and ``"all"``: the whole
+    pass), and the number of rows some scorer gives a reason."""
+    shared = BatchCache()  # as a scoring actor: one tokenisation per batch for all scorers
+    for sc in scorers.values():
+        sc.tokens = shared
+    batches = [pairs.iloc[s : s + batch_rows].copy()
+               for s in range(0, len(pairs), batch_rows)]
+    cpu = dict.fromkeys(["tokenise (shared)", *scorers], 0.0)
+    wall = dict.fromkeys(cpu, 0.0)
+    rejected = 0
+    w0, c0 = time.perf_counter(), time.process_time()
+    for batch in batches:
+        w, c = time.perf_counter(), time.process_time()
+        pair_tokens(batch, shared)
+        wall["tokenise (shared)"] += time.perf_counter() - w
+        cpu["tokenise (shared)"] += time.process_time() - c
+        bad = pd.Series(False, index=batch.index)
+        for name, sc in scorers.items():
+            w, c = time.perf_counter(), time.process_time()
+            bad |= sc.invalid(batch) != ""
+            sc.score(batch)
+            wall[name] += time.perf_counter() - w
+            cpu[name] += time.process_time() - c
+        rejected += int(bad.sum())
+    wall["all"], cpu["all"] = time.perf_counter() - w0, time.process_time() - c0
+    return cpu, wall, rejected
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -79,38 +121,12 @@ def main(argv: list[str] | None = None) -> None:
 
     lm = get_scorer("lm", model=str(model))
     lm.setup()
-    nll = []
-    for start in range(0, len(pairs), args.batch_rows):
-        b = pairs.iloc[start : start + args.batch_rows]
-        ppl = lm.score(b).lm_ppl.to_numpy()
-        nll.append(np.log(ppl))  # ln ppl = natural-log NLL per token (end token included)
-    pairs["cost"] = np.concatenate(nll)
+    pairs["cost"] = lm_costs(lm, pairs, args.batch_rows)
 
     names = ["length", "cost", "overlap", "bleu", "lm"]
     scorers = {n: (lm if n == "lm" else get_scorer(n)) for n in names}
-    shared = BatchCache()  # as a scoring actor: one tokenisation per batch for all scorers
-    for sc in scorers.values():
-        sc.tokens = shared
-    batches = [pairs.iloc[s : s + args.batch_rows].copy()
-               for s in range(0, len(pairs), args.batch_rows)]
-    cpu = dict.fromkeys(["tokenise (shared)", *names], 0.0)
-    wall = dict.fromkeys(cpu, 0.0)
-    rejected = 0
-    w0, c0 = time.perf_counter(), time.process_time()
-    for batch in batches:
-        w, c = time.perf_counter(), time.process_time()
-        pair_tokens(batch, shared)
-        wall["tokenise (shared)"] += time.perf_counter() - w
-        cpu["tokenise (shared)"] += time.process_time() - c
-        bad = pd.Series(False, index=batch.index)
-        for name, sc in scorers.items():
-            w, c = time.perf_counter(), time.process_time()
-            bad |= sc.invalid(batch) != ""
-            sc.score(batch)
-            wall[name] += time.perf_counter() - w
-            cpu[name] += time.process_time() - c
-        rejected += int(bad.sum())
-    wall_s, cpu_s = time.perf_counter() - w0, time.process_time() - c0
+    cpu, wall, rejected = timed_pass(pairs, scorers, args.batch_rows)
+    wall_s, cpu_s = wall.pop("all"), cpu.pop("all")
     shutil.rmtree(tmp, ignore_errors=True)
 
     n = len(pairs)
