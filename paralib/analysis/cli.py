@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
-from paralib.commands import StageContext, configured
+from paralib.commands import staged
 
-
-def _analyze(cfg, args) -> str:
-    from paralib.analysis.run import run_analyze
-
-    ctx = StageContext.of(cfg, progress=not args.no_progress)
-    return f"report: {run_analyze(cfg.analyze, ctx.storage, ctx.config)}"
-
-
-COMMANDS = (configured("analyze", "write the analysis report of a scored corpus",
-                       "paralib analyze --config configs/quickstart.yaml", _analyze),)
+COMMANDS = (staged("analyze", "write the analysis report of a scored corpus",
+                   "paralib analyze --config configs/quickstart.yaml", "paralib.analysis.run",
+                   "analyze", lambda path: f"report: {path}"),)

@@ -7,18 +7,18 @@ from pathlib import Path
 
 from paralib.analysis.config import AnalyzeConfig
 from paralib.analysis.report import REPORT_HTML, analyze
-from paralib.io.fs import S3Options, check_s3_paths, is_s3, join, output_dir
+from paralib.io.context import StageContext
+from paralib.io.fs import S3Options, is_s3, join, output_dir
 from paralib.select.files import read_pairs
 from paralib.translate.translator import check_model_dir
 
 
-def run_analyze(cfg: AnalyzeConfig, s3: S3Options | None = None,
-                config: dict | None = None) -> Path | str:
+def run(cfg: AnalyzeConfig, ctx: StageContext) -> Path | str:
     """Read ``cfg.input`` (a stage output folder or Parquet files), write the report; returns
     the report's path. An ``s3://`` output is written locally and then uploaded.
-    Every ``s3://`` bucket of ``config`` (the whole configuration as a dict; default:
-    this section) is checked before any work (:func:`paralib.io.fs.check_s3_paths`)."""
-    check_s3_paths(config if config is not None else {"analyze": cfg.model_dump()}, s3)
+    Every ``s3://`` bucket of ``ctx.config`` is checked before any work."""
+    ctx.check_buckets()
+    s3 = ctx.storage
     if cfg.paraphrase_model is not None:
         check_model_dir(cfg.paraphrase_model)  # before reading: fail fast on a wrong path
     pairs = read_pairs(cfg.input, s3)
@@ -29,3 +29,9 @@ def run_analyze(cfg: AnalyzeConfig, s3: S3Options | None = None,
     if is_s3(cfg.output):
         return join(cfg.output, REPORT_HTML)
     return Path(cfg.output) / REPORT_HTML
+
+
+def run_analyze(cfg: AnalyzeConfig, s3: S3Options | None = None,
+                config: dict | None = None) -> Path | str:
+    """:func:`run` with storage options and a config dict (default: this section)."""
+    return run(cfg, StageContext.bare("analyze", cfg, s3, config))

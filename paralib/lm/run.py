@@ -6,7 +6,9 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from paralib.contracts import LMModels
 from paralib.io import fs as pfs
+from paralib.io.context import StageContext
 from paralib.io.fs import S3Options
 from paralib.lm.config import LMConfig
 from paralib.lm.train import hold_out_references, train_lms
@@ -15,15 +17,16 @@ from paralib.select.files import read_pairs
 HELDOUT_FILE = "heldout.parquet"
 
 
-def run_lm(cfg: LMConfig, s3: S3Options | None = None, config: dict | None = None) -> dict:
-    """Train the language models; returns a summary (models folder, references, held-out).
+def run(cfg: LMConfig, ctx: StageContext) -> LMModels:
+    """Train the language models; returns what was made (models folder, references,
+    held-out pairs).
 
     ``cfg.output`` may be ``s3://``: the models are trained into a local folder and uploaded
     there, and the ``lm`` scorer's actors download them (:func:`paralib.io.fs.local_copy`).
-    Every ``s3://`` bucket of ``config`` (the whole configuration as a dict; default:
-    this section) is checked before any work (:func:`paralib.io.fs.check_s3_paths`).
+    Every ``s3://`` bucket of ``ctx.config`` is checked before any work.
     """
-    pfs.check_s3_paths(config if config is not None else {"lm": cfg.model_dump()}, s3)
+    ctx.check_buckets()
+    s3 = ctx.storage
     pairs = read_pairs(cfg.input, s3)
     held = hold_out_references(pairs, n=cfg.references, max_fraction=cfg.max_fraction,
                                seed=cfg.seed)
@@ -33,5 +36,10 @@ def run_lm(cfg: LMConfig, s3: S3Options | None = None, config: dict | None = Non
     with pfs.output_dir(cfg.output, s3) as out:
         train_lms(held, out, order=cfg.order)
         pq.write_table(table, out / HELDOUT_FILE)
-    return {"models": cfg.output, "references": len(held), "heldout_pairs": table.num_rows,
-            "heldout_file": pfs.join(cfg.output, HELDOUT_FILE)}
+    return LMModels(models=cfg.output, references=len(held), heldout_pairs=table.num_rows,
+                    heldout_file=pfs.join(cfg.output, HELDOUT_FILE))
+
+
+def run_lm(cfg: LMConfig, s3: S3Options | None = None, config: dict | None = None) -> LMModels:
+    """:func:`run` with storage options and a config dict (default: this section)."""
+    return run(cfg, StageContext.bare("lm", cfg, s3, config))

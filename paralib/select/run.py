@@ -7,7 +7,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from paralib.io.fs import S3Options, check_s3_paths
+from paralib.contracts import SelectionReport
+from paralib.io.context import StageContext
+from paralib.io.fs import S3Options
 from paralib.select import steps
 from paralib.select.config import SelectSpec
 from paralib.select.files import read_pairs, write_selection
@@ -61,13 +63,17 @@ def select(data: pd.DataFrame | pa.Table, spec: SelectSpec,
     return df.reset_index(drop=True), report
 
 
-def run_select(spec: SelectSpec, s3: S3Options | None = None,
-               config: dict | None = None) -> dict:
+def run(spec: SelectSpec, ctx: StageContext) -> SelectionReport:
     """Read ``spec.input``, select, write to ``spec.output``; returns the report.
-    Every ``s3://`` bucket of ``config`` (the whole configuration as a dict; default:
-    this section) is checked before any work (:func:`paralib.io.fs.check_s3_paths`)."""
-    check_s3_paths(config if config is not None else {"select": spec.model_dump()}, s3)
-    excluded = [read_pairs(p, s3) for p in spec.exclude]
-    df, report = select(read_pairs(spec.input, s3), spec, excluded)
-    report["files"] = write_selection(df, report, spec.output, s3)
-    return report
+    Every ``s3://`` bucket of ``ctx.config`` is checked before any work."""
+    ctx.check_buckets()
+    excluded = [read_pairs(p, ctx.storage) for p in spec.exclude]
+    df, report = select(read_pairs(spec.input, ctx.storage), spec, excluded)
+    files = write_selection(df, report, spec.output, ctx.storage)
+    return SelectionReport.load({**report, "files": files})
+
+
+def run_select(spec: SelectSpec, s3: S3Options | None = None,
+               config: dict | None = None) -> SelectionReport:
+    """:func:`run` with storage options and a config dict (default: this section)."""
+    return run(spec, StageContext.bare("select", spec, s3, config))
