@@ -1,5 +1,7 @@
-"""Training paraphrastic encoders on Ray Train (2017 §4.2, 2018 §4, 2019 §2, Opusparcus §3.2).
+"""Training paraphrastic encoders (2017 §4.2, 2018 §4, 2019 §2, Opusparcus §3.2).
 
-``paralib.train.run.train(config)`` is the entry; :mod:`steps` holds the Ray-free mega-batch
-step, :mod:`mining` the vectorised negatives, :mod:`loop` the Ray Train worker loop.
+``paralib.train.run.train(config)`` is the one engine: it prepares the pairs, then runs the
+training loop (:func:`paralib.train.loop.worker`) on Ray Train's workers or, with
+``engine="local"``, in this process without Ray (:mod:`session` holds the two). :mod:`steps`
+holds the Ray-free mega-batch step and :mod:`mining` the vectorised negatives.
 """
