@@ -280,8 +280,8 @@ def _fit_ray(cfg: Config, progress: bool, callbacks: list | None, fresh: bool,
     with bar as tally:  # one progress bar and the stall watch, fed by the workers
         result = call_watched(
             fit, stall_s, f"train {tcfg.name}", bar.progress, bar.state, bar.abort,
-            why="its workers wait for resources that no node has free (see `ray status`; on "
-            "an autoscaling cluster, nodes it cannot add), or a worker hangs")
+            why="its data or its workers wait for resources that no node has free (see `ray "
+            "status`; on an autoscaling cluster, nodes it cannot add), or a worker hangs")
     for warning in bar.warnings:
         log.warning("%s: %s", tcfg.name, warning)
     return prepared, _keep_best(tcfg, result, use_gpu)
