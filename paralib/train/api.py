@@ -68,7 +68,7 @@ def fit(pairs: Iterable[tuple[str, str]] | pd.DataFrame, output: str | os.PathLi
     (16,)
     """
     from paralib.models.pretrained import load
-    from paralib.train.run import train
+    from paralib.train.run import train as run_training
 
     df = _frame(pairs)
     out = Path(output)
@@ -81,5 +81,5 @@ def fit(pairs: Iterable[tuple[str, str]] | pd.DataFrame, output: str | os.PathLi
             cfg = Config.model_validate({"train": section})
         except ValidationError as exc:
             raise ConfigError(format_errors(exc, "paralib.fit()")) from None
-        train(cfg, engine="local")
+        run_training(cfg, engine="local")
     return load(out)
