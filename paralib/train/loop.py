@@ -222,9 +222,3 @@ def worker(config: LoopConfig, session: Session) -> None:
         session.report(Epoch(metrics, score, warning, best, history, start), model,
                        optimizer, trainer.state)
 
-
-def train_loop(config: LoopConfig) -> None:
-    """``train_loop_per_worker`` of the :class:`ray.train.torch.TorchTrainer`."""
-    from paralib.train.session import RaySession
-
-    worker(config, RaySession(config))

@@ -26,10 +26,10 @@ from paralib.train.batches import all_unknown, token_columns
 from paralib.train.config import TrainConfig
 from paralib.train.dev import summary_fields
 from paralib.train.identity import check_run
-from paralib.train.loop import LoopConfig, card, train_loop, worker
+from paralib.train.loop import LoopConfig, card, worker
 from paralib.train.progress import ControllerHandle, TrainBar
 from paralib.train.report import write_report
-from paralib.train.session import LocalSession
+from paralib.train.session import LocalSession, train_loop
 from paralib.train.sources import (
     SourceError,
     decontamination_counts,

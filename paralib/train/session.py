@@ -31,6 +31,7 @@ from paralib.train.loop import (
     card,
     minibatches,
     read_state,
+    worker,
 )
 from paralib.train.progress import counted
 from paralib.train.steps import Optimizers, StepState
@@ -178,3 +179,8 @@ class LocalSession:
         if epoch.score is None or self.best_state is None or improves(epoch.score, self.best_score):
             self.best_epoch, self.best_score = epoch.metrics["epoch"], epoch.score
             self.best_state = copy.deepcopy(model.state_dict())
+
+
+def train_loop(config: LoopConfig) -> None:
+    """``train_loop_per_worker`` of the :class:`ray.train.torch.TorchTrainer`."""
+    worker(config, RaySession(config))
