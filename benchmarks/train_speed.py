@@ -32,7 +32,7 @@ and commit. The rows of earlier runs stay in ``benchmarks/results/train_speed.js
 comparison (a setting run again replaces its row).
 
     python -m benchmarks train_speed [--pairs 1000000] [--threads 2] [--batch 400]
-        [--skip-ray] [--skip-local] [--before REF] [--st] [--sparse]
+        [--skip-ray] [--skip-local] [--skip-base] [--before REF] [--st] [--sparse]
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def settings(args: argparse.Namespace, path: Path, tmp: Path) -> list[tuple[str,
     if args.before:
         trees.append((f"before ({args.before}), ", before_tree(args.before, tmp / "before")))
     for prefix, tree in trees:
-        for b in [100, *args.batch]:
+        for b in ([] if args.skip_base else [100]) + args.batch:
             config = train_config(str(path), batch=b)
             if not args.skip_local:
                 out.append((f"{prefix}paralib train, in process, {size}, batch {b}", tree,
@@ -183,6 +183,8 @@ def main(argv: list[str] | None = None) -> None:
                     help="also train with N pairs a mini-batch (same 2,000-pair mega-batch "
                     "pool, lr 0.001)")
     ap.add_argument("--skip-local", action="store_true", help="leave out the in-process rows")
+    ap.add_argument("--skip-base", action="store_true",
+                    help="leave out the batch 100 rows (their earlier rows stay)")
     ap.add_argument("--skip-ray", action="store_true", help="leave out the Ray Train rows")
     ap.add_argument("--before", metavar="REF", help=f"also the trainer of commit REF (the "
                     f"earlier rows: {BEFORE})")
