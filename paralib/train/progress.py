@@ -9,8 +9,8 @@ pairs done, pairs/s and ETA over all epochs, with the last epoch's dev score.
 
 The same counts tell the driver whether training moves (``ray.stall_timeout_s``,
 :func:`paralib.runtime.call_watched`): the Ray Train controller registers itself with the
-tally (:class:`ControllerHandle`), so that a run without progress can be aborted the way
-Ray's own Ctrl-C handler aborts it.
+tally (:class:`paralib.train.controller.ControllerHandle`), so that a run without progress
+can be aborted the way Ray's own Ctrl-C handler aborts it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
-from ray.train.v2._internal.execution.callback import ControllerCallback
 from tqdm import tqdm
 
 
@@ -60,27 +59,6 @@ class Tally:
         the controller has not started (it aborts itself when it does)."""
         self.stopped = True
         return self.handle
-
-
-class ControllerHandle(ControllerCallback):
-    """A Ray Train controller callback (it runs in the controller) that hands the
-    controller's own actor handle to ``tally``, so that the driver can abort the run; a
-    controller that starts after the driver gave up (or whose tally is gone) aborts
-    itself."""
-
-    def __init__(self, tally: Any):
-        self.tally = tally
-
-    def after_controller_start(self, train_run_context: Any) -> None:
-        import ray
-
-        me = ray.get_runtime_context().current_actor
-        try:
-            wanted = ray.get(self.tally.set_controller.remote([me]), timeout=60)
-        except ray.exceptions.RayError:  # the tally is gone: so is the driver's interest
-            wanted = False
-        if not wanted:
-            me.abort.remote()  # runs once this start hook returns
 
 
 def counted(batches: Iterator[pa.Table], tally: Any | None, every_s: float = 1.0
@@ -142,7 +120,7 @@ class TrainBar:
     def abort(self) -> None:
         """Abort the Ray Train run (its controller stops its workers and exits), as Ray's
         own Ctrl-C handler does; a controller that has not started yet aborts itself when
-        it starts (:class:`ControllerHandle`)."""
+        it starts (:class:`paralib.train.controller.ControllerHandle`)."""
         import ray
 
         self.aborted.set()

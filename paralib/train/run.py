@@ -27,7 +27,7 @@ from paralib.train.config import TrainConfig
 from paralib.train.dev import summary_fields
 from paralib.train.identity import check_run
 from paralib.train.loop import LoopConfig, card, worker
-from paralib.train.progress import ControllerHandle, TrainBar
+from paralib.train.progress import TrainBar
 from paralib.train.report import write_report
 from paralib.train.session import LocalSession, train_loop
 from paralib.train.sources import (
@@ -268,6 +268,8 @@ def _fit_ray(cfg: Config, progress: bool, callbacks: list | None, fresh: bool,
     def fit():
         """The trainer; nothing starts once the stall watch has given up."""
         from ray.train.torch import TorchTrainer
+
+        from paralib.train.controller import ControllerHandle
 
         trainer = TorchTrainer(
             train_loop, train_loop_config=loop_config(tcfg, prepared, use_gpu, data, tally),

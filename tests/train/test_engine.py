@@ -131,3 +131,32 @@ def test_an_untrained_model_is_written_in_process_only(tmp_path):
     assert not (tmp_path / "model" / "training.json").exists()
     with pytest.raises(ValueError, match="engine='local'"):
         train(_cfg(tmp_path / "ray"), trained=False)
+
+
+def test_the_in_process_engine_trains_where_ray_cannot_be_imported(tmp_path):
+    """``engine: local`` (and so :func:`paralib.fit`) is Ray-free: in a fresh interpreter
+    where every ``import ray`` fails, it trains a model that encodes."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(f"""
+        import sys
+
+        class NoRay:
+            def find_spec(self, name, path=None, target=None):
+                if name == "ray" or name.startswith("ray."):
+                    raise ImportError("ray is not installed here")
+
+        sys.meta_path.insert(0, NoRay())
+        import paralib
+        pairs = [(f"the {{w}} walks along river {{i}}", f"a {{w}} is walking by river {{i}}")
+                 for i in range(20) for w in ("heron", "otter")]
+        model = paralib.fit(pairs, {str(tmp_path / "model")!r}, epochs=1, dev="none",
+                            batch_size=10, model={{"parts": [{{"dim": 8, "vocab_size": 100}}]}})
+        print(model.encode("A dog.").shape, "ray" in sys.modules)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-2:] == ["(8,)", "False"]
