@@ -81,7 +81,8 @@ def engine_worker(spec: dict) -> dict:
 
     tree = spec["config"]
     out = Path(tempfile.mkdtemp(prefix="paralib-train-speed-"))
-    tree["train"].update({"epochs": 1, "workers": 1, "cpus_per_worker": spec["threads"],
+    tree["train"].update({"epochs": spec.get("epochs", 1), "workers": 1,
+                          "cpus_per_worker": spec["threads"], "use_gpu": spec.get("gpu", False),
                           "output": str(out / "model"), "storage_path": str(out / "runs"),
                           "name": "speed"})
     tree["ray"] = {"num_cpus": spec["threads"]}
@@ -94,12 +95,13 @@ def engine_worker(spec: dict) -> dict:
     else:
         summary = run.train(cfg, engine="local")
     wall = time.perf_counter() - t0
-    epoch = summary.history[0]   # a TrainingSummary (paralib.contracts)
+    epoch = summary.history[-1]   # a TrainingSummary (paralib.contracts): the last epoch's rate
     megabatch = TrainConfig.model_validate(tree["train"]).megabatch
     return {"pairs": epoch["pairs"], "seconds": epoch["seconds"],
             "pairs_per_s": epoch["pairs_per_s"], "stsb_dev": epoch["dev_pearson"],
             "megabatch_end": megabatch_size(epoch["step"], megabatch),
-            "wall_s": wall, "startup_s": wall - epoch["seconds"],
+            "wall_s": wall,
+            "startup_s": wall - sum(e["seconds"] for e in summary.history),
             "timings": dict(getattr(summary, "timings", None) or {})}
 
 
@@ -120,7 +122,8 @@ def run(spec: dict, pythonpath: Path) -> dict:
     """``spec`` in a fresh Python process whose ``paralib`` comes from ``pythonpath``."""
     # outside the repository, so that ``paralib`` is the one on ``pythonpath`` and
     # ``benchmarks`` the package of this tree
-    env = {**os.environ, "PYTHONPATH": f"{pythonpath}{os.pathsep}{ROOT}"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(pythonpath), str(ROOT), os.environ.get("PYTHONPATH")) if p)}
     out = subprocess.run([sys.executable, "-m", "benchmarks", "train_speed", "--worker",
                           json.dumps(spec)], env=env, cwd=tempfile.gettempdir(),
                          capture_output=True, text=True, timeout=3600, check=False)
@@ -138,7 +141,8 @@ def before_tree(ref: str, where: Path) -> Path:
 
 def settings(args: argparse.Namespace, path: Path, tmp: Path) -> list[tuple[str, Path, dict]]:
     """``(name, tree, spec)`` of every setting the arguments ask for."""
-    size = f"{args.pairs:,} pairs"
+    size = f"{args.pairs:,} pairs" + (", GPU" if args.gpu else "") + (
+        f", epoch {args.epochs} of {args.epochs}" if args.epochs > 1 else "")
     out: list[tuple[str, Path, dict]] = []
     trees = [("", ROOT)]
     if args.before:
@@ -191,6 +195,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--st", action="store_true", help="also sentence-transformers' peers")
     ap.add_argument("--sparse", action="store_true",
                     help="also train.sparse (SparseAdam) in process")
+    ap.add_argument("--gpu", action="store_true",
+                    help="train on the GPU (train.use_gpu; one Ray Train worker with one GPU)")
+    ap.add_argument("--epochs", type=int, default=1,
+                    help="train N epochs and report the last one's rate (the steady state)")
+    ap.add_argument("--name", default="train_speed",
+                    help="results file benchmarks/results/NAME.json (e.g. train_speed-h200)")
     ap.add_argument("--worker")
     args = ap.parse_args(argv)
     if args.worker:
@@ -201,13 +211,14 @@ def main(argv: list[str] | None = None) -> None:
     path = sample_pairs(Path(args.data), args.pairs, tmp / "pairs.parquet")
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True, check=False).stdout.strip()
-    old = RESULTS / "train_speed.json"
+    old = RESULTS / f"{args.name}.json"
     earlier = json.loads(old.read_text()) if old.exists() else {}
     rows: list[dict] = earlier.get("rows", [])
     try:
         for name, where, spec in settings(args, path, tmp):
             load = os.getloadavg()
-            result = run({**spec, "name": name, "threads": args.threads}, where)
+            result = run({**spec, "name": name, "threads": args.threads, "gpu": args.gpu,
+                          "epochs": args.epochs}, where)
             rows = [r for r in rows if r["setting"] != name]
             rows.append({"setting": name, **result, "load_before": load,
                          "load_after": os.getloadavg(), "date": time.strftime("%Y-%m-%d"),
@@ -215,7 +226,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{name}: {result['pairs_per_s']:,.0f} pairs/s, STSB dev "
                   f"{result['stsb_dev']:.1f}, start-up {result.get('startup_s', 0):.1f} s, "
                   f"load {load[0]:.1f}", flush=True)
-            write_json("train_speed", {"threads": args.threads, "pairs": args.pairs,
+            write_json(args.name, {"threads": args.threads, "pairs": args.pairs,
                                        "before_commit": earlier.get("before_commit", BEFORE),
                                        "rows": rows})
     finally:
