@@ -12,6 +12,9 @@
 7. evaluate it on STS 2012-2016 and the STS Benchmark next to the shipped English encoder
    (``models/paralib-en``), GloVe averaging and random encoders (2019 Table 2) and write the
    evaluation report.
+
+Each step is one stage call after the other; the config is not changed as they run, and what
+step 7 evaluates beside the new model is decided before step 1.
 """
 
 from __future__ import annotations
@@ -23,19 +26,22 @@ from pathlib import Path
 from paralib.analysis.run import run_analyze
 from paralib.classifier.run import run_classifier
 from paralib.config import Config
-from paralib.contracts import EvalReport, TrainingSummary
-from paralib.evaluate import make_baseline
+from paralib.contracts import EvalReport, SelectionReport, TrainingSummary
 from paralib.filters.stage import score
+from paralib.io.fs import S3Options
 from paralib.io.shards import read_output
+from paralib.io.stage import StageReport
 from paralib.lm.run import run_lm
 from paralib.paths import models_root
-from paralib.runs import Evaluation, Hooks, run
+from paralib.runs import Evaluation, evaluate_model, train_model
+from paralib.select import run_select
 from paralib.translate.backtranslate import backtranslate
 from paralib.translate.translator import model_info
 
 STEPS = 7
 BASELINES = ("glove", "random-sp20k", "random-trigram")
 SHIPPED = "paralib-en (shipped)"
+MODEL = "quickstart-sp"
 
 
 def shipped_model() -> Path:
@@ -65,10 +71,17 @@ def _step(k: int, text: str) -> float:
     return time.perf_counter()
 
 
-def quickstart(cfg: Config, progress: bool = True) -> dict:
-    """Run every stage of the quickstart and print what it did and where the output is."""
-    t0 = time.perf_counter()
-    s3 = cfg.s3.options()
+def evaluation_of(cfg: Config, progress: bool) -> Evaluation:
+    """What step 7 evaluates the new model on and beside, decided before the run starts: STS
+    2012-2016 and the STS Benchmark, next to the shipped encoder (when it is here) and the
+    baselines, into ``evaluate/`` beside the model's folder."""
+    beside = {SHIPPED: str(shipped_model())} if shipped_model().is_dir() else {}
+    return Evaluation(["sts", "stsb"], out=Path(cfg.train.output).parent / "evaluate",
+                      progress=progress, beside=beside, baselines=BASELINES)
+
+
+def backtranslated(cfg: Config, s3: S3Options, progress: bool) -> StageReport:
+    """Step 1: back-translate, then show a few candidate pairs."""
     info = model_info(cfg.backtranslate.model)
     _step(1, f"back-translating with {cfg.backtranslate.model} "
              f"({info.get('src_lang', '?')}→{info.get('tgt_lang', '?')}, "
@@ -80,7 +93,11 @@ def quickstart(cfg: Config, progress: bool = True) -> dict:
     print("some candidate paraphrases (reference ||| back-translation, cost):")
     for row in sample:
         print(f"  {row['ref']} ||| {row['trans']}  ({row['cost']:.3f}, rank {row['rank']})")
+    return bt
 
+
+def heldout_models(cfg: Config, s3: S3Options) -> None:
+    """Step 2: the language models and the classifiers, on held-out references."""
     _step(2, "language models and reference/translation classifiers on held-out references")
     lm = run_lm(cfg.lm, s3)
     print(f"KenLM {cfg.lm.order}-gram on {lm['references']} held-out references: {lm['models']}")
@@ -89,53 +106,64 @@ def quickstart(cfg: Config, progress: bool = True) -> dict:
         print(f"classifier {name}: test accuracy {acc['acc']:.3f} (references "
               f"{acc['acc_ref']:.3f}, translations {acc['acc_trans']:.3f})")
 
+
+def selected(cfg: Config, s3: S3Options) -> SelectionReport:
+    """Step 4: the training set, and how many rows each step of the selection kept."""
+    _step(4, "selecting a training set")
+    sel = run_select(cfg.select, s3)
+    for st in sel["steps"]:
+        print(f"  {st['step']}: {st['kept']} rows kept")
+    print(f"selected {sel['rows_out']} pairs: {sel['files']['pairs']}")
+    return sel
+
+
+def trained(cfg: Config, progress: bool) -> TrainingSummary:
+    """Step 6: an SP encoder trained anew with Ray Train (a demo: no checkpoint is resumed)."""
+    _step(6, "training an SP encoder on the selected pairs with Ray Train")
+    summary = train_model(cfg, "ray", progress=progress, fresh=True)
+    removed = summary.decontaminated
+    print(f"trained on {summary.pairs} pairs ({summary.rejected} rejected); "
+          "decontaminated against every evaluation set: "
+          + (", ".join(f"{k} removed {v}" for k, v in removed.items()) or "none removed"
+             if isinstance(removed, dict) else str(removed)))
+    for h in summary.history:
+        print(f"  epoch {h['epoch']}: loss {h['loss']:.4f}, STS Benchmark dev "
+              f"{h['dev_pearson']:.1f}, {h['pairs_per_s']:.0f} pairs/s")
+    print(f"model {summary.model} (best epoch {summary.best_epoch})")
+    return summary
+
+
+def evaluated(cfg: Config, evaluation: Evaluation) -> EvalReport:
+    """Step 7: the new model next to ``evaluation``'s models, and the results table."""
+    _step(7, "evaluating on STS 2012-2016 and STS Benchmark next to the baselines")
+    ev = evaluate_model(MODEL, str(Path(cfg.train.output)), evaluation)
+    print(results_table(ev))
+    return ev
+
+
+def quickstart(cfg: Config, progress: bool = True) -> dict:
+    """Run the quickstart's stages one after the other, printing what each did and where its
+    output is; returns the summary it prints last."""
+    t0 = time.perf_counter()
+    s3 = cfg.s3.options()
+    evaluation = evaluation_of(cfg, progress)
+    bt = backtranslated(cfg, s3, progress)
+    heldout_models(cfg, s3)
     _step(3, "scoring every candidate pair")
     sc = score(cfg, progress=progress)
     print(sc.text())
-
-    # steps 4, 6 and 7 are one run of the run service; step 5 reads its selection
-    evaluation = Evaluation(["sts", "stsb"], out=Path(cfg.train.output).parent / "evaluate",
-                            progress=progress)
-    made: dict = {}
-
-    def selected(sel: dict) -> None:
-        for st in sel["steps"]:
-            print(f"  {st['step']}: {st['kept']} rows kept")
-        print(f"selected {sel['rows_out']} pairs: {sel['files']['pairs']}")
-        _step(5, "analysis report")
-        made["report"] = run_analyze(cfg.analyze, s3)
-        _step(6, "training an SP encoder on the selected pairs with Ray Train")
-
-    def trained(summary: TrainingSummary) -> None:
-        removed = summary.decontaminated
-        print(f"trained on {summary.pairs} pairs ({summary.rejected} rejected); "
-              "decontaminated against every evaluation set: "
-              + (", ".join(f"{k} removed {v}" for k, v in removed.items()) or "none removed"
-                 if isinstance(removed, dict) else str(removed)))
-        for h in summary.history:
-            print(f"  epoch {h['epoch']}: loss {h['loss']:.4f}, STS Benchmark dev "
-                  f"{h['dev_pearson']:.1f}, {h['pairs_per_s']:.0f} pairs/s")
-        print(f"model {summary.model} (best epoch {summary.best_epoch})")
-        _step(7, "evaluating on STS 2012-2016 and STS Benchmark next to the baselines")
-        evaluation.beside = {**({SHIPPED: str(shipped_model())} if shipped_model().is_dir()
-                                else {}), **{name: make_baseline(name) for name in BASELINES}}
-
-    def evaluated(ev: EvalReport) -> None:
-        print(results_table(ev))
-        made["ev"] = ev
-
-    _step(4, "selecting a training set")
-    record = run(cfg, "quickstart-sp", select=True, engine="ray", progress=progress,
-                 fresh=True,  # a demo: it trains anew each run
-                 evaluation=evaluation, hooks=Hooks(selected, trained, evaluated))
-    ev, report = made["ev"], made["report"]
-    dev, test = (ev.pearson("stsb", "quickstart-sp", "sets", s) for s in ("dev", "test"))
+    sel = selected(cfg, s3)
+    _step(5, "analysis report")
+    report = run_analyze(cfg.analyze, s3)
+    model = trained(cfg, progress)
+    ev = evaluated(cfg, evaluation)
+    dev, test = (ev.pearson("stsb", MODEL, "sets", s) for s in ("dev", "test"))
     print(f"STS Benchmark Pearson x100 of the quickstart model: dev {dev:.1f}, test {test:.1f}")
     elapsed = time.perf_counter() - t0
     summary = {"seconds": round(elapsed, 1), "backtranslate": bt.rows_out,
                "candidates": bt.hypotheses, "scored": sc.rows_out,
-               "selected": record.selection["rows_out"], "report": str(report),
-               "model": record.train.model, "stsb_dev": round(dev, 2),
+               "selected": sel["rows_out"], "report": str(report),
+               "model": model.model, "stsb_dev": round(dev, 2),
                "stsb_test": round(test, 2), "evaluation": ev.files["html"]}
     print(f"\nquickstart finished in {elapsed:.0f}s: {json.dumps(summary)}")
     print(f"open {report} and {ev.files['html']}")

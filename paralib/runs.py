@@ -1,9 +1,10 @@
 """One run: select → train → evaluate, with reuse by fingerprint.
 
-:func:`run` is the one way a config becomes a trained and evaluated model: the quickstart,
-every tuning trial (:mod:`paralib.tune.trial`, without the evaluation: the search evaluates
-its best epoch once) and every experiment run (:mod:`paralib.experiments.runner`) call it,
-and it fills one :class:`~paralib.contracts.RunRecord`. The pairs are selected from the
+:func:`run` is the one way a config becomes a trained and evaluated model: every tuning
+trial (:mod:`paralib.tune.trial`, without the evaluation: the search evaluates its best epoch
+once) and every experiment run (:mod:`paralib.experiments.runner`) call it, and it fills one
+:class:`~paralib.contracts.RunRecord`; the quickstart calls its steps (:func:`train_model`,
+:func:`evaluate_model`) one after the other, printing each. The pairs are selected from the
 scored candidates (2017 §5.5-5.7), the encoder trained with Ray Train or, for small
 experiment runs, in this process (the ``local`` engine, the same epoch loop:
 :func:`paralib.train.loop.epochs`), the best epoch on dev kept (2018 §5.2), and the model
@@ -18,7 +19,7 @@ the model is not needed).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,23 +34,15 @@ KEY_FILE = "training.key"
 class Evaluation:
     """What to evaluate a run's model on: ``suites`` (``paralib evaluate --suite``) with
     ``settings`` (:class:`paralib.evaluate.Settings`), next to the models ``beside`` (name →
-    folder or baseline), writing the report to ``out`` when given."""
+    folder or baseline) and then the ``baselines`` named (built when the evaluation starts),
+    writing the report to ``out`` when given."""
 
     suites: Sequence[str]
     settings: Any = None
     beside: Mapping[str, Any] = field(default_factory=dict)
     out: str | Path | None = None
     progress: bool = False
-
-
-@dataclass
-class Hooks:
-    """Called as the run goes: with the selection's report, the training summary, and the
-    whole evaluation report (the quickstart prints each step from them)."""
-
-    selected: Callable[[dict], None] | None = None
-    trained: Callable[[TrainingSummary], None] | None = None
-    evaluated: Callable[[EvalReport], None] | None = None
+    baselines: Sequence[str] = ()
 
 
 def train_seconds(wall: float, summary: Mapping[str, Any] | TrainingSummary) -> float:
@@ -88,13 +81,12 @@ def train_model(cfg: Config, engine: str = "ray", trained: bool = True, progress
 def make_model(cfg: Config, record: RunRecord, *, select: bool = True, engine: str = "ray",
                trained: bool = True, train_key: str = "", previous: RunRecord | None = None,
                need_model: bool = True, progress: bool = False, fresh: bool = False,
-               callbacks: list | None = None, hooks: Hooks | None = None) -> None:
+               callbacks: list | None = None) -> None:
     """Select and train ``cfg`` into ``record`` (its ``selection``, ``train`` and seconds),
     or reuse the model ``previous`` describes when its training fingerprint is
     ``train_key`` (and, when ``need_model``, its model folder is here)."""
     from paralib.select import run_select
 
-    hooks = hooks or Hooks()
     model = Path(cfg.train.output)
     if previous is not None and train_key and previous.train_key == train_key and \
             previous.train and (not need_model or (model / "config.json").is_file()):
@@ -109,26 +101,23 @@ def make_model(cfg: Config, record: RunRecord, *, select: bool = True, engine: s
         report = run_select(cfg.select, cfg.s3.options())
         record.selection = {"rows_in": report["rows_in"], "rows_out": report["rows_out"]}
         record.seconds["select"] = time.perf_counter() - t0
-        if hooks.selected:
-            hooks.selected(report)
     t0 = time.perf_counter()
     summary = train_model(cfg, engine, trained, progress, fresh, callbacks, train_key)
     record.train = summary
     record.seconds["train"] = train_seconds(time.perf_counter() - t0, summary)
-    if hooks.trained:
-        hooks.trained(summary)
 
 
 def evaluate_model(name: str, model: Any, evaluation: Evaluation,
                    baseline: str | None = None) -> EvalReport:
     """Evaluate the model folder ``model``, or the ``baseline`` of that name, as ``name``
-    next to ``evaluation.beside``."""
+    next to ``evaluation.beside`` and ``evaluation.baselines``."""
     from paralib.evaluate import evaluate, make_baseline
 
     if baseline:
         model = make_baseline(baseline)
         model.name = name
-    report = evaluate({name: model, **evaluation.beside}, evaluation.suites,
+    beside = {**evaluation.beside, **{b: make_baseline(b) for b in evaluation.baselines}}
+    report = evaluate({name: model, **beside}, evaluation.suites,
                       out=evaluation.out, progress=evaluation.progress,
                       settings=evaluation.settings)
     return EvalReport.load(report)
@@ -136,8 +125,7 @@ def evaluate_model(name: str, model: Any, evaluation: Evaluation,
 
 def run(cfg: Config | None, name: str = "model", *, record: RunRecord | None = None,
         evaluation: Evaluation | None = None, baseline: str | None = None,
-        model: str | Path | None = None, hooks: Hooks | None = None,
-        **making: Any) -> RunRecord:
+        model: str | Path | None = None, **making: Any) -> RunRecord:
     """Select → train → evaluate one run; returns its record (``record`` when given: it is
     filled as the run goes, so that a failure leaves what was made in it).
 
@@ -150,7 +138,7 @@ def run(cfg: Config | None, name: str = "model", *, record: RunRecord | None = N
     if baseline:
         record.train = None
     elif model is None and cfg is not None:
-        make_model(cfg, record, hooks=hooks, **making)
+        make_model(cfg, record, **making)
     if evaluation is not None:
         t0 = time.perf_counter()
         folder = model if model is not None else cfg.train.output if cfg is not None else None
@@ -158,6 +146,4 @@ def run(cfg: Config | None, name: str = "model", *, record: RunRecord | None = N
                                 evaluation, baseline)
         record.results = report.results(name)
         record.seconds["evaluate"] = time.perf_counter() - t0
-        if hooks and hooks.evaluated:
-            hooks.evaluated(report)
     return record
