@@ -70,9 +70,17 @@ def machine() -> dict:
                 break
     except OSError:
         pass
-    import ctranslate2
-    import ray
+    import importlib.metadata
+
     import torch
+
+    def version(package: str) -> str | None:
+        """The installed version of ``package``; None where it is not installed (a GPU
+        machine that runs only the in-process trainer has no Ray or CTranslate2)."""
+        try:
+            return importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            return None
 
     return {
         "cpu": cpu,
@@ -80,8 +88,8 @@ def machine() -> dict:
         "memory_gb": round(psutil.virtual_memory().total / 2**30, 1),
         "python": platform.python_version(),
         "torch": torch.__version__,
-        "ray": ray.__version__,
-        "ctranslate2": ctranslate2.__version__,
+        "ray": version("ray"),
+        "ctranslate2": version("ctranslate2"),
         "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
         "date": time.strftime("%Y-%m-%d"),
     }
