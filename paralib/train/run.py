@@ -250,11 +250,12 @@ def _fit_ray(cfg: Config, progress: bool, callbacks: list | None, fresh: bool,
     preparing = background(prepare, cfg)
     resources = init_ray(cfg.ray)
     clock.lap("ray_init")
-    prepared = preparing.result()
-    clock.lap("prepare")
     use_gpu = tcfg.use_gpu if tcfg.use_gpu is not None else resources.get("GPU", 0) > 0
+    # a run that cannot fit says so first, whatever preparing the pairs would say
     check_fits(cfg.ray, {"CPU": tcfg.cpus_per_worker, "GPU": 1.0 if use_gpu else 0.0},
                "train.workers x train.cpus_per_worker", count=tcfg.workers)
+    prepared = preparing.result()
+    clock.lap("prepare")
     log.info("training on %d pairs (%d rejected), %d worker(s), gpu=%s", len(prepared.data),
              len(prepared.rejects), tcfg.workers, use_gpu)
     if fs.is_s3(storage):
