@@ -220,30 +220,32 @@ def test_the_cycle_check_finds_cycles(graph, expected):
     assert cycles(graph) == expected
 
 
-def test_the_layer_check_sees_lazy_and_relative_imports(tmp_path, monkeypatch):
+def tiny_package(tmp_path: Path, monkeypatch, files: dict[str, str]) -> None:
+    """A package ``paralib`` under ``tmp_path`` of ``files`` (relative path: source), each
+    folder made on the way, that the checks of this module read instead of the real one."""
     pkg = tmp_path / "paralib"
-    (pkg / "filters").mkdir(parents=True)
-    for name in ("__init__.py", "errors.py", "filters/__init__.py"):
-        (pkg / name).write_text("")
-    (pkg / "filters" / "stage.py").write_text(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import paralib.cli\n"
-        "def f():\n    from paralib import cli\n    from ..errors import X\n")
-    (pkg / "cli.py").write_text("")
+    for name, source in files.items():
+        (pkg / name).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / name).write_text(source)
     monkeypatch.setattr(__import__(__name__), "ROOT", pkg)
+
+
+def test_the_layer_check_sees_lazy_and_relative_imports(tmp_path, monkeypatch):
+    tiny_package(tmp_path, monkeypatch, {
+        "__init__.py": "", "errors.py": "", "filters/__init__.py": "", "cli.py": "",
+        "filters/stage.py":
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import paralib.cli\n"
+            "def f():\n    from paralib import cli\n    from ..errors import X\n"})
     assert imports()["paralib.filters.stage"] == {"paralib.cli", "paralib.errors"}
 
 
 def test_the_layer_check_follows_lazy_exports(tmp_path, monkeypatch):
-    pkg = tmp_path / "paralib"
-    (pkg / "lm").mkdir(parents=True)
-    for name in ("__init__.py", "lazy.py", "config.py", "lm/config.py", "lm/train.py"):
-        (pkg / name).write_text("")
-    (pkg / "lm" / "__init__.py").write_text(
-        "from paralib.lazy import lazy_exports\n"
-        "__all__, __getattr__ = lazy_exports(__name__, {'.train': 'train_lm'})\n")
-    (pkg / "config.py").write_text("from paralib.lm.config import X\n")
-    (pkg / "cli.py").write_text("from paralib.lm import train_lm\n")
-    monkeypatch.setattr(__import__(__name__), "ROOT", pkg)
+    tiny_package(tmp_path, monkeypatch, {
+        "__init__.py": "", "lazy.py": "", "lm/config.py": "", "lm/train.py": "",
+        "lm/__init__.py": "from paralib.lazy import lazy_exports\n"
+                          "__all__, __getattr__ = lazy_exports(__name__, {'.train': 'train_lm'})\n",
+        "config.py": "from paralib.lm.config import X\n",
+        "cli.py": "from paralib.lm import train_lm\n"})
     graph = imports()
     # the name resolves to the module that holds it; importing a submodule runs the package's
     # __init__.py, which imports paralib.lazy, not the package's lazy modules
@@ -263,15 +265,11 @@ def test_no_import_cycles_counting_annotations():
 
 
 def test_the_cycle_check_sees_cycles_hidden_under_type_checking(tmp_path, monkeypatch):
-    pkg = tmp_path / "paralib"
-    (pkg / "experiments").mkdir(parents=True)
-    for name in ("__init__.py", "experiments/__init__.py"):
-        (pkg / name).write_text("")
-    (pkg / "experiments" / "spec.py").write_text("from paralib.experiments.plotspec import P\n")
-    (pkg / "experiments" / "plotspec.py").write_text(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-        "    from paralib.experiments.spec import Experiment\n")
-    monkeypatch.setattr(__import__(__name__), "ROOT", pkg)
+    tiny_package(tmp_path, monkeypatch, {
+        "__init__.py": "", "experiments/__init__.py": "",
+        "experiments/spec.py": "from paralib.experiments.plotspec import P\n",
+        "experiments/plotspec.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                   "    from paralib.experiments.spec import Experiment\n"})
     assert cycles(imports()) == []
     assert cycles(imports(type_checking=True)) == [
         ["paralib.experiments.plotspec", "paralib.experiments.spec"]]
@@ -306,14 +304,10 @@ def test_no_stage_module_imports_the_root_config():
 
 
 def test_the_config_check_sees_a_stage_that_imports_config(tmp_path, monkeypatch):
-    pkg = tmp_path / "paralib"
-    (pkg / "score").mkdir(parents=True)
-    for name in ("__init__.py", "config.py", "score/__init__.py"):
-        (pkg / name).write_text("")
-    (pkg / "score" / "stage.py").write_text("def f():\n    from paralib.config import Config\n")
-    (pkg / "score" / "typed.py").write_text(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-        "    from paralib.config import Config\n")
-    monkeypatch.setattr(__import__(__name__), "ROOT", pkg)
+    tiny_package(tmp_path, monkeypatch, {
+        "__init__.py": "", "config.py": "", "score/__init__.py": "",
+        "score/stage.py": "def f():\n    from paralib.config import Config\n",
+        "score/typed.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                          "    from paralib.config import Config\n"})
     monkeypatch.setitem(LAYERS, "stages", ("paralib.score*",))
     assert config_importers() == ["paralib.score.stage"]
