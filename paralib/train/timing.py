@@ -3,9 +3,10 @@ and :func:`background`, which prepares the pairs while the driver starts Ray."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -28,9 +29,18 @@ class Clock:
 
 
 def background(fn: Callable[..., T], *args: object) -> Future[T]:
-    """``fn(*args)`` in a thread of its own; its result (or exception) from ``.result()``."""
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paralib-train")
-    try:
-        return pool.submit(fn, *args)
-    finally:
-        pool.shutdown(wait=False)
+    """``fn(*args)`` in a daemon thread of its own; its result (or exception) from
+    ``.result()``. A caller that fails before it asks for the result (a run that cannot fit
+    the cluster) exits without waiting for ``fn`` to finish work nobody will use."""
+    future: Future[T] = Future()
+
+    def work() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(fn(*args))
+        except BaseException as exc:  # handed to whoever asks for the result
+            future.set_exception(exc)
+
+    threading.Thread(target=work, name="paralib-train-prepare", daemon=True).start()
+    return future
