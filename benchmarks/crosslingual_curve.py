@@ -6,7 +6,7 @@ For every language (``--langs``, default ar, es, tr) the same recipe is trained 
 a ``paralib decontaminate`` output (``--data``, default ``output/bitext-all``: ``paralib
 decontaminate --config configs/bitext-all.yaml``) subsampled at ``--fractions`` (1/8, 1/4, 1/2,
 all; nested draws, seed 1) through the trainer's own source option ``{kind: corpus, langs:
-[xx], sample: N}``. The recipe is that of ``configs/paralib-multi.yaml`` (2019 §2-3.1) on one
+[xx], sample: N}``. The recipe is that of ``configs/paralib-multi-189.yaml`` (2019 §2-3.1) on one
 language: SP averaging over one sentencepiece vocabulary of ``--vocab`` pieces fitted on both
 sides of the run's pairs, dim 300, word dropout 0.3, margin loss (δ 0.4) with group-aware
 hardest negatives, batch 100, Adam 0.001, mega-batch annealed from 1 to 20.

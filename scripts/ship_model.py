@@ -102,11 +102,17 @@ def half_weights(folder: Path) -> None:
     save_file({k: v.half().contiguous() for k, v in load_file(str(path)).items()}, str(path))
 
 
-def vocabulary_sentence(tokens: set, sample: int, pairs: int, languages: int) -> str:
+def vocabulary_sentence(tokens: set, sample: int, pairs: int, languages: int,
+                        by: str = "order") -> str:
     """Which sentences the vocabulary was fitted on: ``train.vocab_sample`` takes the first
-    sentences of the English sides, then of the other sides (``paralib.train.run``)."""
+    sentences of the English sides, then of the other sides, or (``vocab_sample_by:
+    language``) distinct sentences spread evenly over the languages
+    (:func:`paralib.train.sources.vocabulary_sample`)."""
     what = ("its sentencepiece vocabulary is" if tokens == {"sp"} else
             "its " + " and ".join(sorted(tokens)) + " vocabularies are")
+    if by == "language":
+        return (f"{what} fitted on {sample:,} distinct sentences spread evenly over the "
+                f"{languages} languages of its training pairs (`train.vocab_sample_by`)")
     if sample >= 2 * pairs:
         return f"{what} shared by the {languages} languages of its training bitext"
     if sample <= pairs:
@@ -125,8 +131,9 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
 
     train = load_config(train_config).train
     sources = sorted({s.kind for s in train.sources})
-    command = ("paralib decontaminate --config configs/bitext-all.yaml && "
-               if "corpus" in sources else "") + f"paralib train --config {train_config}"
+    made = [f"paralib decontaminate --config configs/{Path(s.path).name}.yaml"
+            for s in train.sources if s.kind == "corpus" and s.path]
+    command = " && ".join([*made, f"paralib train --config {train_config}"])
     earlier = corpus_removals(train_config)
     langs = summary.get("languages") or config.get("languages", ["en"])
     history = summary.get("history", [])
@@ -137,7 +144,8 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
                     if isinstance(removed, dict) else str(removed))
     tokens = {p.get("tokens") for p in config["model"]["parts"]}
     vocabulary = vocabulary_sentence(tokens, train.vocab_sample,
-                                     summary.get("pairs", 0), len(langs))
+                                     summary.get("pairs", 0), len(langs),
+                                     train.vocab_sample_by)
     rows = rows or {}
     parts = ", ".join(f"{p.get('encoder')}({p.get('tokens')}, vocabulary "
                       f"{rows.get(i, p.get('vocab_size')):,}, dim {p.get('dim')})"

@@ -37,7 +37,7 @@ def test_an_unknown_name_lists_the_shipped_models_and_where_it_looked(tmp_path, 
     with pytest.raises(ModelLoadError) as err:
         paralib.load("no-such-model")
     message = str(err.value)
-    assert "paralib-en" in message and "paralib-multi7" in message
+    assert "paralib-en" in message and "paralib-multi" in message
     assert str(tmp_path) in message and "no-such-model" in message
 
 

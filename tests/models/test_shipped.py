@@ -28,7 +28,7 @@ def test_paralib_en_loads_and_ranks_paraphrases_first():
     assert card.startswith("---\nlanguage:") and "paralib train --config" in card
 
 
-@pytest.mark.parametrize("name", ["paralib-multi", "paralib-multi7"])
+@pytest.mark.parametrize("name", ["paralib-multi"])
 def test_cross_lingual_models_load_and_retrieve_translations(name):
     model = paralib.load(models_root() / name)
     english = ["The children are playing football in the park.",

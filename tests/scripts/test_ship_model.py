@@ -58,3 +58,8 @@ def test_vocabulary_sentence_says_what_the_sample_covered(ship, sample, pairs, s
     assert says in ship.vocabulary_sentence({"sp"}, sample, pairs, 7)
     assert ship.vocabulary_sentence({"word", "trigram"}, sample, pairs, 7).startswith(
         "its trigram and word vocabularies are")
+
+
+def test_vocabulary_sentence_of_a_sample_by_language(ship):
+    said = ship.vocabulary_sentence({"sp"}, 2_000_000, 499_214, 13, "language")
+    assert "2,000,000 distinct sentences spread evenly over the 13 languages" in said
