@@ -117,7 +117,7 @@ def run(cfg: Config | None, name: str = "model", *, record: RunRecord | None = N
 
         t0 = time.perf_counter()
         folder = model if model is not None else cfg.train.output if cfg is not None else None
-        entry = Baseline(baseline) if baseline else str(Path(folder))
+        entry = Baseline(baseline) if baseline else str(Path(str(folder)))
         report = evaluate(replace(evaluation, models={name: entry, **evaluation.models}),
                           StageContext(progress=False))
         record.results = report.results(name)
