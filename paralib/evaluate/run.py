@@ -26,6 +26,7 @@ from paralib.io.context import StageContext
 
 log = logging.getLogger(__name__)
 
+
 @dataclass(frozen=True)
 class Evaluation:
     """The evaluation stage's section: the ``models`` by display name (each a model folder, a
