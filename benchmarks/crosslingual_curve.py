@@ -152,13 +152,13 @@ def train_one(tree: dict, threads: int) -> tuple[object, dict | None, dict]:
 def scores(model, lang: str, folder: Path) -> dict:
     """STS 2017 (every track the model covers) and Tatoeba ``lang`` of one trained model,
     through :func:`paralib.evaluate.evaluate` on its saved model folder."""
-    from paralib.contracts import EvalReport
-    from paralib.evaluate import evaluate
+    from paralib.evaluate import Evaluation, evaluate
+    from paralib.io.context import StageContext
     from paralib.models.pretrained import save_model
 
     save_model(model, folder, ("en", lang), {}, f"# crosslingual_curve {folder.name}\n")
-    report = EvalReport.load(evaluate({folder.name: str(folder)}, suites=list(METRICS),
-                                      progress=False))
+    report = evaluate(Evaluation({folder.name: str(folder)}, list(METRICS)),
+                      StageContext(progress=False))
     sts = report.tasks["sts17"].models[folder.name].get("sets", {})
     tat = report.tasks["tatoeba"].models[folder.name].get("sets", {}).get(f"{lang}-en", {})
     out = {"sts17_sets": {k: round(v["pearson"], 2) for k, v in sts.items()

@@ -51,13 +51,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--model", action="append", required=True, metavar="NAME=DIR")
     p.add_argument("--out", default="crosslingual_dev", help="JSON name under results/")
     args = p.parse_args(argv)
-    from paralib.evaluate import evaluate
+    from paralib.evaluate import Evaluation, evaluate
+    from paralib.io.context import StageContext
 
     models = model_folders(p, args.model)
     t0 = time.time()
     with tempfile.TemporaryDirectory() as tmp:
-        report = EvalReport.load(evaluate({n: str(f) for n, f in models.items()}, ["xnli"],
-                                          Path(tmp), progress=False))
+        report = evaluate(Evaluation({n: str(f) for n, f in models.items()}, ["xnli"], Path(tmp)),
+                          StageContext(progress=False))
     rows = sorted((dev_row(n, f, report) for n, f in models.items()),
                   key=lambda r: -r["xnli mean"])
     cols = ["model", *(f"xnli {lang}" for lang in XNLI), "xnli mean", "stsb dev", "pairs",

@@ -67,14 +67,14 @@ def best_speed(models: dict[str, Any], settings: Any, runs: int) -> dict[str, fl
     multi30k-en), the best of ``runs`` runs: other work on the machine only slows a run."""
     import torch
 
-    from paralib.contracts import EvalReport
-    from paralib.evaluate.run import evaluate
+    from paralib.evaluate.run import Evaluation, evaluate
+    from paralib.io.context import StageContext
 
     torch.set_num_threads(1)
     rate = dict.fromkeys(models, 0.0)
     for _ in range(runs):  # the best of a few runs: other work on the machine
-        speed = EvalReport.load(evaluate(models, ["speed"], None, progress=False,
-                                         settings=settings))
+        speed = evaluate(Evaluation(models, ["speed"], settings=settings),
+                         StageContext(progress=False))
         for n in models:
             sets = speed.tasks["speed"].models[n]["sets"]
             rate[n] = max(rate[n], sets["multi30k-en"]["sentences_per_s"])
@@ -96,12 +96,12 @@ def main(argv: list[str] | None = None) -> None:
     )
 
     import paralib
-    from paralib.contracts import EvalReport
     from paralib.evaluate.common import Settings
     from paralib.evaluate.encoders import load_model_folder
     from paralib.evaluate.loaders import read_stsb
-    from paralib.evaluate.run import evaluate
+    from paralib.evaluate.run import Evaluation, evaluate
     from paralib.export import export
+    from paralib.io.context import StageContext
     from paralib.models.tokenizers import UNK
     from paralib.paths import data_root
 
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> None:
              "model2vec": str(out["m2v"])}
     models = {n: load_model_folder(p, n) for n, p in names.items()}
     settings = Settings(data=data, speed_sentences=args.speed_sentences)
-    report = EvalReport.load(evaluate(models, ["stsb"], None, progress=False, settings=settings))
+    report = evaluate(Evaluation(models, ["stsb"], settings=settings), StageContext(progress=False))
     pearson = {n: report.tasks["stsb"].models[n]["sets"]["test"]["pearson"] for n in names}
     rate = best_speed(models, settings, args.speed_runs)
     ids = tatoeba_ids(enc, out["st"], data, args.tatoeba_lines)

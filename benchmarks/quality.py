@@ -161,15 +161,16 @@ def speeds(models: dict, settings, threads: list[int]) -> dict[str, dict[int, fl
     """Sentences/s of every model on the speed suite's set, at each torch thread count."""
     import torch
 
-    from paralib.evaluate.run import evaluate
+    from paralib.evaluate.run import Evaluation, evaluate
+    from paralib.io.context import StageContext
 
     out: dict[str, dict[int, float]] = {name: {} for name in models}
     before = torch.get_num_threads()
     try:
         for n in threads:
             torch.set_num_threads(n)
-            report = EvalReport.load(evaluate(models, ["speed"], None, progress=False,
-                                              settings=settings))
+            report = evaluate(Evaluation(models, ["speed"], settings=settings),
+                              StageContext(progress=False))
             for name in models:
                 rate = _get(report.result("speed", name), "sets")
                 values = [s.get("sentences_per_s") for s in rate.values()] \
@@ -235,7 +236,8 @@ def main(argv: list[str] | None = None) -> None:
         skip |= {"model2vec", "minilm", "glove"}
     from paralib.evaluate.common import Settings
     from paralib.evaluate.encoders import load_model_folder, make_baseline
-    from paralib.evaluate.run import evaluate
+    from paralib.evaluate.run import Evaluation, evaluate
+    from paralib.io.context import StageContext
     from paralib.paths import data_root
 
     settings = Settings(data=data_root(), speed_sentences=args.speed_sentences)
@@ -268,16 +270,16 @@ def main(argv: list[str] | None = None) -> None:
             notes[name] = (f"sentence-transformers StaticEmbedding + {title}, lr "
                            f"{best['lr']} (best of {best['grid']} on STSB dev), "
                            f"{args.peer_pairs} pairs, {args.peer_epochs} epoch(s)")
-    report = evaluate(models, suites, tmp / "evaluate", progress=not args.tiny,
-                      settings=settings)
+    report = evaluate(Evaluation(models, suites, tmp / "evaluate", settings),
+                      StageContext(progress=not args.tiny))
     cores = os.cpu_count() or 1
     rates = speeds(models, settings, sorted({1, cores}))
     out = Path(args.out)
-    write_outputs(out, EvalReport.load(report), {n: {str(k): v for k, v in r.items()}
+    write_outputs(out, report, {n: {str(k): v for k, v in r.items()}
                                                  for n, r in rates.items()}, notes,
                   {"suites": suites, "peer_pairs": args.peer_pairs,
                    "peer_epochs": args.peer_epochs, "tiny": args.tiny, "cores": cores})
-    (out / "quality-report.json").write_text(json.dumps(report, default=str))
+    (out / "quality-report.json").write_text(json.dumps(report.dump(), default=str))
 
 
 def write_outputs(out: Path, report: EvalReport, rates: dict[str, dict[str, float]],

@@ -174,6 +174,16 @@ class TrainingSummary(Contract):
         return self.dev_pearson, "none" if self.dev == "none" else "pearson"
 
 
+class EvalData(Record):
+    """One evaluation set as loaded: ``ok`` with its sizes and ``files`` (kept as written),
+    or ``missing`` with the absent ``file``, the folder it was looked for in and a message."""
+
+    status: str = "ok"
+    file: str | None = None
+    looked_in: str | None = None
+    message: str | None = None
+
+
 class TaskReport(Contract):
     """One evaluation suite in the report: its title, paper, notes, each model's result
     (``models``: the suite's own keys, ``status`` ``ok`` or why not), its data sets."""
@@ -182,20 +192,32 @@ class TaskReport(Contract):
     paper: str = ""
     notes: list[str] = Field(default_factory=list)
     models: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    data: dict[str, Any] = Field(default_factory=dict)
+    data: dict[str, EvalData] = Field(default_factory=dict)
     error: str | None = None
+
+
+class EvalEntry(Record):
+    """One evaluated model: what it is, the languages it covers (``None``: any), ``encoder``
+    or ``pair scorer``, how it is rebuilt (``kind`` model or baseline, ``ref``), its info."""
+
+    description: str = ""
+    languages: list[str] | None = None
+    kind: str = "encoder"
+    source: dict[str, str] | None = None
+    info: dict[str, Any] = Field(default_factory=dict)
 
 
 class EvalReport(Contract):
     """``report.json`` of ``paralib evaluate``: the data root, the suites in run order, the
-    seed, each model's description, and each suite's :class:`TaskReport`."""
+    seed, each model's :class:`EvalEntry`, each suite's :class:`TaskReport` and the files
+    written (``json``, ``markdown``, ``html`` and ``plots``: suite → PNG)."""
 
     data: str = ""
     suites: list[str] = Field(default_factory=list)
     seed: int = 0
-    models: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    models: dict[str, EvalEntry] = Field(default_factory=dict)
     tasks: dict[str, TaskReport] = Field(default_factory=dict)
-    files: dict[str, Any] | None = None
+    files: dict[str, str | dict[str, str]] | None = None
 
     def results(self, model: str) -> dict[str, dict[str, Any]]:
         """``{suite: result}`` of one model (the per-model entries of every suite)."""

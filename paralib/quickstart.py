@@ -27,13 +27,15 @@ from paralib.analysis.run import run_analyze
 from paralib.classifier.run import run_classifier
 from paralib.config import Config
 from paralib.contracts import EvalReport, SelectionReport, TrainingSummary
+from paralib.evaluate import Baseline, Evaluation, evaluate
 from paralib.filters.stage import score
+from paralib.io.context import StageContext
 from paralib.io.fs import S3Options
 from paralib.io.shards import read_output
 from paralib.io.stage import StageReport
 from paralib.lm.run import run_lm
 from paralib.paths import models_root
-from paralib.runs import Evaluation, evaluate_model, train_model
+from paralib.runs import train_model
 from paralib.select import run_select
 from paralib.translate.backtranslate import backtranslate
 from paralib.translate.translator import model_info
@@ -71,13 +73,14 @@ def _step(k: int, text: str) -> float:
     return time.perf_counter()
 
 
-def evaluation_of(cfg: Config, progress: bool) -> Evaluation:
-    """What step 7 evaluates the new model on and beside, decided before the run starts: STS
-    2012-2016 and the STS Benchmark, next to the shipped encoder (when it is here) and the
-    baselines, into ``evaluate/`` beside the model's folder."""
+def evaluation_of(cfg: Config) -> Evaluation:
+    """What step 7 evaluates, decided before the run starts: the new model on STS 2012-2016
+    and the STS Benchmark, next to the shipped encoder (when it is here) and the baselines,
+    into ``evaluate/`` beside the model's folder."""
     beside = {SHIPPED: str(shipped_model())} if shipped_model().is_dir() else {}
-    return Evaluation(["sts", "stsb"], out=Path(cfg.train.output).parent / "evaluate",
-                      progress=progress, beside=beside, baselines=BASELINES)
+    return Evaluation({MODEL: str(Path(cfg.train.output)), **beside,
+                       **{b: Baseline(b) for b in BASELINES}}, ["sts", "stsb"],
+                      Path(cfg.train.output).parent / "evaluate")
 
 
 def backtranslated(cfg: Config, s3: S3Options, progress: bool) -> StageReport:
@@ -133,20 +136,12 @@ def trained(cfg: Config, progress: bool) -> TrainingSummary:
     return summary
 
 
-def evaluated(cfg: Config, evaluation: Evaluation) -> EvalReport:
-    """Step 7: the new model next to ``evaluation``'s models, and the results table."""
-    _step(7, "evaluating on STS 2012-2016 and STS Benchmark next to the baselines")
-    ev = evaluate_model(MODEL, str(Path(cfg.train.output)), evaluation)
-    print(results_table(ev))
-    return ev
-
-
 def quickstart(cfg: Config, progress: bool = True) -> dict:
     """Run the quickstart's stages one after the other, printing what each did and where its
     output is; returns the summary it prints last."""
     t0 = time.perf_counter()
     s3 = cfg.s3.options()
-    evaluation = evaluation_of(cfg, progress)
+    evaluation = evaluation_of(cfg)
     bt = backtranslated(cfg, s3, progress)
     heldout_models(cfg, s3)
     _step(3, "scoring every candidate pair")
@@ -156,7 +151,9 @@ def quickstart(cfg: Config, progress: bool = True) -> dict:
     _step(5, "analysis report")
     report = run_analyze(cfg.analyze, s3)
     model = trained(cfg, progress)
-    ev = evaluated(cfg, evaluation)
+    _step(7, "evaluating on STS 2012-2016 and STS Benchmark next to the baselines")
+    ev = evaluate(evaluation, StageContext(progress=progress))
+    print(results_table(ev))
     dev, test = (ev.pearson("stsb", MODEL, "sets", s) for s in ("dev", "test"))
     print(f"STS Benchmark Pearson x100 of the quickstart model: dev {dev:.1f}, test {test:.1f}")
     elapsed = time.perf_counter() - t0

@@ -3,8 +3,8 @@
 :func:`run` is the one way a config becomes a trained and evaluated model: every tuning
 trial (:mod:`paralib.tune.trial`, without the evaluation: the search evaluates its best epoch
 once) and every experiment run (:mod:`paralib.experiments.runner`) call it, and it fills one
-:class:`~paralib.contracts.RunRecord`; the quickstart calls its steps (:func:`train_model`,
-:func:`evaluate_model`) one after the other, printing each. The pairs are selected from the
+:class:`~paralib.contracts.RunRecord`; the quickstart calls :func:`train_model` and the
+stages one after the other, printing each. The pairs are selected from the
 scored candidates (2017 §5.5-5.7), the encoder trained with Ray Train or, for small
 experiment runs, in this process (the ``local`` engine, the same epoch loop:
 :func:`paralib.train.loop.epochs`), the best epoch on dev kept (2018 §5.2), and the model
@@ -19,30 +19,19 @@ the model is not needed).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paralib.config import Config
-from paralib.contracts import EvalReport, RunRecord, TrainingSummary
+from paralib.contracts import RunRecord, TrainingSummary
+from paralib.io.context import StageContext
+
+if TYPE_CHECKING:
+    from paralib.evaluate.run import Evaluation
 
 KEY_FILE = "training.key"
-
-
-@dataclass
-class Evaluation:
-    """What to evaluate a run's model on: ``suites`` (``paralib evaluate --suite``) with
-    ``settings`` (:class:`paralib.evaluate.Settings`), next to the models ``beside`` (name →
-    folder or baseline) and then the ``baselines`` named (built when the evaluation starts),
-    writing the report to ``out`` when given."""
-
-    suites: Sequence[str]
-    settings: Any = None
-    beside: Mapping[str, Any] = field(default_factory=dict)
-    out: str | Path | None = None
-    progress: bool = False
-    baselines: Sequence[str] = ()
 
 
 def train_seconds(wall: float, summary: Mapping[str, Any] | TrainingSummary) -> float:
@@ -107,22 +96,6 @@ def make_model(cfg: Config, record: RunRecord, *, select: bool = True, engine: s
     record.seconds["train"] = train_seconds(time.perf_counter() - t0, summary)
 
 
-def evaluate_model(name: str, model: Any, evaluation: Evaluation,
-                   baseline: str | None = None) -> EvalReport:
-    """Evaluate the model folder ``model``, or the ``baseline`` of that name, as ``name``
-    next to ``evaluation.beside`` and ``evaluation.baselines``."""
-    from paralib.evaluate import evaluate, make_baseline
-
-    if baseline:
-        model = make_baseline(baseline)
-        model.name = name
-    beside = {**evaluation.beside, **{b: make_baseline(b) for b in evaluation.baselines}}
-    report = evaluate({name: model, **beside}, evaluation.suites,
-                      out=evaluation.out, progress=evaluation.progress,
-                      settings=evaluation.settings)
-    return EvalReport.load(report)
-
-
 def run(cfg: Config | None, name: str = "model", *, record: RunRecord | None = None,
         evaluation: Evaluation | None = None, baseline: str | None = None,
         model: str | Path | None = None, **making: Any) -> RunRecord:
@@ -140,10 +113,13 @@ def run(cfg: Config | None, name: str = "model", *, record: RunRecord | None = N
     elif model is None and cfg is not None:
         make_model(cfg, record, **making)
     if evaluation is not None:
+        from paralib.evaluate import Baseline, evaluate
+
         t0 = time.perf_counter()
         folder = model if model is not None else cfg.train.output if cfg is not None else None
-        report = evaluate_model(name, None if baseline else str(Path(str(folder))),
-                                evaluation, baseline)
+        entry = Baseline(baseline) if baseline else str(Path(str(folder)))
+        report = evaluate(replace(evaluation, models={name: entry, **evaluation.models}),
+                          StageContext(progress=False))
         record.results = report.results(name)
         record.seconds["evaluate"] = time.perf_counter() - t0
     return record

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import paralib.quickstart as qs
 from paralib.config import load_config
+from paralib.evaluate import Baseline
 from paralib.paths import PROJECT_ROOT
 
 
@@ -26,9 +27,12 @@ def test_the_stages_run_once_each_in_order_on_an_unchanged_config(monkeypatch, t
     row = {"ref": "a", "trans": "b", "cost": 0.5, "rank": 1}
     evaluation = {}
 
-    def evaluate(name, folder, ev):
-        evaluation.update(name=name, folder=folder, beside=dict(ev.beside),
-                          baselines=tuple(ev.baselines), out=ev.out)
+    def evaluate(ev, ctx):
+        (name, folder), *beside = ev.models.items()
+        evaluation.update(name=name, folder=folder,
+                          beside={n: m for n, m in beside if not isinstance(m, Baseline)},
+                          baselines=tuple(m.name for _, m in beside if isinstance(m, Baseline)),
+                          out=ev.out)
         return SimpleNamespace(pearson=lambda *a: 80.0, files={"html": "ev.html"})
 
     monkeypatch.setattr(qs, "shipped_model", lambda: tmp_path)
@@ -44,7 +48,7 @@ def test_the_stages_run_once_each_in_order_on_an_unchanged_config(monkeypatch, t
     monkeypatch.setattr(qs, "run_analyze", stage("analyze", "report.html"))
     monkeypatch.setattr(qs, "train_model", stage("train", SimpleNamespace(
         decontaminated={}, pairs=5, rejected=0, history=[], model="m", best_epoch=1)))
-    monkeypatch.setattr(qs, "evaluate_model", stage("evaluate", evaluate))
+    monkeypatch.setattr(qs, "evaluate", stage("evaluate", evaluate))
     monkeypatch.setattr(qs, "results_table", lambda ev: "TABLE")
 
     summary = qs.quickstart(cfg, progress=False)

@@ -19,7 +19,8 @@ from paralib.commands import Command
 from paralib.contracts import EvalReport
 from paralib.evaluate.base import SUITES
 from paralib.evaluate.common import Settings
-from paralib.evaluate.encoders import BASELINES, EvalModel, EvaluateError
+from paralib.evaluate.encoders import BASELINES, Baseline, Entry
+from paralib.io.context import StageContext
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -61,38 +62,24 @@ def _model_arg(value: str) -> tuple[str, str]:
 
 
 def _unique(name: str, taken: dict) -> str:
-    if name not in taken:
-        return name
-    i = 2
-    while f"{name}-{i}" in taken:
-        i += 1
-    return f"{name}-{i}"
+    return next(n for n in (name, *(f"{name}-{i}" for i in range(2, len(taken) + 2)))
+                if n not in taken)
 
 
 def summary(report: dict | EvalReport) -> list[str]:
-    """A few headline numbers per model, for the terminal."""
+    """A few headline numbers per model (those the report plots), for the terminal."""
+    from paralib.evaluate.plots import plot_values
+
     lines = []
     for suite, task in EvalReport.load(report).tasks.items():
+        values = (plot_values(suite, task) or ("", "", {}))[2]
         for m, res in task.models.items():
-            if res["status"] != "ok":
-                lines.append(f"{suite:<10} {m:<16} {res['status']}")
-                continue
-            if suite == "sts":
+            head = res["status"]
+            if head == "ok" and suite == "sts":
                 head = f"mean r {res['all']['pearson']:.1f} over {res['all']['datasets']} sets"
-            else:
-                parts = []
-                for s, e in res.get("sets", {}).items():
-                    if e["status"] != "ok":
-                        continue
-                    v = (e.get("pearson") if "pearson" in e else
-                         e.get("test", {}).get("f1") if "test" in e else
-                         e.get("xx->en") if "xx->en" in e else
-                         e.get("sentences_per_s") if "sentences_per_s" in e else
-                         (e.get("features", {}).get("concat") or
-                          e.get("features", {}).get("score") or {}).get("accuracy"))
-                    if v is not None:
-                        parts.append(f"{s} {v:.1f}")
-                head = ", ".join(parts) or "ok"
+            elif head == "ok":
+                head = ", ".join(f"{s} {v:.1f}" for s, v in values.get(m, {}).items()
+                                 if v is not None) or "ok"
             lines.append(f"{suite:<10} {m:<16} {head}")
     return lines
 
@@ -100,32 +87,23 @@ def summary(report: dict | EvalReport) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     """Run ``paralib evaluate``; returns the exit status. Bad input (a missing folder, an
     unknown suite...) raises its :class:`~paralib.errors.ParalibError` (printed by the CLI)."""
-    from paralib.evaluate.encoders import load_model_folder, make_baseline
-    from paralib.evaluate.run import evaluate, resolve_suites
+    from paralib.evaluate.run import Evaluation, evaluate
     from paralib.paths import data_root
 
-    data = Path(args.data) if args.data else data_root()
-    if not data.is_dir():
-        raise EvaluateError(f"data folder {data} does not exist")
-    settings = Settings(data=data, seed=args.seed, batch_size=args.batch_size,
-                        ray_threshold=args.ray_threshold, ray_actors=args.ray_actors,
-                        ray_address=args.ray_address, speed_sentences=args.speed_sentences)
-    resolve_suites(args.suite or ["all"])  # unknown suites fail before any loading
-    models: dict[str, EvalModel] = {}
+    settings = Settings(data=Path(args.data) if args.data else data_root(), seed=args.seed,
+                        batch_size=args.batch_size, ray_threshold=args.ray_threshold,
+                        ray_actors=args.ray_actors, ray_address=args.ray_address,
+                        speed_sentences=args.speed_sentences)
+    models: dict[str, Entry] = {}
     for value in args.model:
         name, path = _model_arg(value)
-        name = _unique(name, models)
-        models[name] = load_model_folder(path, name)
+        models[_unique(name, models)] = path
     for base in args.baseline:
-        name = _unique(base, models)
-        models[name] = make_baseline(base, data)
-        models[name].name = name
-    if not models:
-        raise EvaluateError("nothing to evaluate: give --model DIR and/or --baseline NAME")
-    report = evaluate(models, args.suite or ["all"], args.out, progress=not args.no_progress,
-                      settings=settings)
+        models[_unique(base, models)] = Baseline(base)
+    report = evaluate(Evaluation(models, args.suite or ["all"], args.out, settings),
+                      StageContext(progress=not args.no_progress))
     print("\n".join(summary(report)))
-    files = EvalReport.load(report).files or {}
+    files = report.files or {}
     print(f"report: {files['html']} (also {files['markdown']}, {files['json']})")
     failed = failures(report)
     if failed:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from paralib.evaluate.evalmodel import EvalModel
 from paralib.evaluate.loaders import MissingDataError
@@ -42,11 +41,6 @@ class Settings:
     speed_sentences: int = 10_000
     speed_batch_size: int = 128  # 2019 §4.1
     progress: bool = True
-
-
-def ok(**values: Any) -> dict:
-    """A successful result."""
-    return {"status": "ok", **values}
 
 
 def missing(err: MissingDataError) -> dict:

@@ -5,15 +5,9 @@ resulting vectors are concatenated and passed on to a multi-layer perceptron cla
 single hidden layer of 200 units. The classifier is trained on the development set, and the
 final results are reported on the unseen test set in terms of classification accuracy."
 
-Opusparcus itself is not available; the labelled sets here stand in: PAWS-X en/de/es/fr
-(dev and test only: trained on dev, reported on test) and MSRPC (trained on train, early
-stopping on its validation split, reported on test). Besides the concatenation ``[u, v]`` the
-common ``[|u − v|, u * v]`` features are reported. Features are standardised with the training
-rows' mean and deviation; Adam (learning rate 1e-3, batches of 128, as Opusparcus §3), a fixed
-seed, early stopping on the held-out accuracy (a tenth of the training split when there is no
-validation split). A pair scorer (sentence BLEU) gets the same MLP on its one score.
-Accuracy and F1 of the paraphrase class, × 100; ``all_paraphrases`` is the accuracy of calling
-every test pair a paraphrase (Opusparcus Table 2, "AP").
+Opusparcus itself is not available: PAWS-X and MSRPC stand in, with the protocol of
+:attr:`Detection.notes`; the MLP is trained with Adam (learning rate 1e-3, batches of 128, as
+Opusparcus §3).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What the evaluation stage evaluates, built: model folders, baselines and the objects that
-:func:`paralib.evaluate.evaluate` accepts, each as an :class:`EvalModel` (the types are in
+an evaluation takes (:data:`Entry`), each as an :class:`EvalModel` (the types are in
 :mod:`paralib.evaluate.evalmodel`).
 
 :class:`EvalModel` is one evaluated system: its name, the object, the languages it covers and,
@@ -216,13 +216,24 @@ def _takes_keywords(fn: Callable) -> bool:
     return inspect.Parameter.VAR_KEYWORD in kinds or {"lang", "normalize"} <= set(params)
 
 
-def as_eval_model(name: str, obj: Any) -> EvalModel:
-    """An :class:`EvalModel` from what :func:`paralib.evaluate.evaluate` accepts: a model
-    folder path, an :class:`EvalModel`, an :class:`EvalEncoder` or a :class:`PairScorer`.
+@dataclass(frozen=True)
+class Baseline:
+    """A baseline of :data:`BASELINES` by name, built when the evaluation starts."""
 
-    An object without a ``languages`` attribute is taken as English only; an encoder whose
-    ``encode`` takes only the texts is wrapped in a :class:`KwargsAdapter`.
-    """
+    name: str
+
+
+# what an evaluation takes for one model
+Entry = str | Path | Baseline | EvalModel | EvalEncoder | PairScorer
+
+
+def as_eval_model(name: str, obj: Entry, data: Path | None = None) -> EvalModel:
+    """An :class:`EvalModel` named ``name`` from an :data:`Entry` (a baseline built on the
+    data root ``data``). An object without ``languages`` is taken as English only; an
+    encoder whose ``encode`` takes only the texts is wrapped in a :class:`KwargsAdapter`."""
+    if isinstance(obj, Baseline):
+        obj = make_baseline(obj.name, data)
+        obj.name = name
     if isinstance(obj, EvalModel):
         if not obj.name:
             obj.name = name

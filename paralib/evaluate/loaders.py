@@ -16,6 +16,7 @@ import gzip
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -46,6 +47,21 @@ class Pairs:
 
     def __len__(self) -> int:
         return len(self.a)
+
+
+class Aligned(NamedTuple):
+    """Line-aligned sentences of another language and English, and the files read."""
+
+    other: list[str]
+    english: list[str]
+    files: list[str]
+
+
+class Sentences(NamedTuple):
+    """Sentences of one language (a neighbours corpus) and the files read."""
+
+    texts: list[str]
+    files: list[str]
 
 
 def _need(path: Path, what: str) -> Path:
@@ -245,24 +261,24 @@ def tatoeba_code(lang: str) -> str:
     return ISO1_TO_3.get(lang, lang)
 
 
-def read_tatoeba(data: Path, lang: str) -> tuple[list[str], list[str], list[str]]:
-    """Line-aligned ``tatoeba.<xxx>-eng.<xxx>`` and ``.eng``: (other language, English, files)."""
+def read_tatoeba(data: Path, lang: str) -> Aligned:
+    """Line-aligned ``tatoeba.<xxx>-eng.<xxx>`` and ``.eng``."""
     code = tatoeba_code(lang)
     folder = data / "bitext" / "tatoeba"
     src, eng = folder / f"tatoeba.{code}-eng.{code}", folder / f"tatoeba.{code}-eng.eng"
     xs, es = _lines(src, f"Tatoeba {lang}-en"), _lines(eng, f"Tatoeba {lang}-en")
     if len(xs) != len(es):
         raise ValueError(f"{src} has {len(xs)} lines but {eng} has {len(es)}")
-    return xs, es, [str(src), str(eng)]
+    return Aligned(xs, es, [str(src), str(eng)])
 
 
 XNLI_LANGS = ("ar", "de", "es", "fr", "tr")
 
 
-def read_xnli_dev(data: Path, lang: str) -> tuple[list[str], list[str], list[str]]:
+def read_xnli_dev(data: Path, lang: str) -> Aligned:
     """The XNLI dev translations of ``lang`` aligned with English (``dev-<xx>.tsv`` and
     ``dev-en.tsv``, line-aligned premise and hypothesis columns): every distinct sentence
-    once, premises and hypotheses alike, in file order: (other language, English, files).
+    once, premises and hypotheses alike, in file order.
     A sentence found with more than one partner (on either side) is left out with all its
     pairs, so that each sentence has exactly one translation to retrieve."""
     folder = data / "bitext" / "xnli"
@@ -286,7 +302,7 @@ def read_xnli_dev(data: Path, lang: str) -> tuple[list[str], list[str], list[str
         x_count[x] = x_count.get(x, 0) + 1
         e_count[e] = e_count.get(e, 0) + 1
     kept = [(x, e) for x, e in pairs if x_count[x] == 1 and e_count[e] == 1]
-    return [x for x, _ in kept], [e for _, e in kept], [str(src), str(eng)]
+    return Aligned([x for x, _ in kept], [e for _, e in kept], [str(src), str(eng)])
 
 
 @dataclass

@@ -17,7 +17,7 @@ import numpy as np
 from paralib.evaluate.base import Task, register
 from paralib.evaluate.encode import encode_texts
 from paralib.evaluate.evalmodel import EvalModel, unit_rows
-from paralib.evaluate.loaders import MissingDataError, read_tatoeba
+from paralib.evaluate.loaders import MissingDataError, Sentences, read_tatoeba
 
 # language -> Tatoeba sets whose side in that language forms the corpus
 CORPORA = {"en": ("de", "fr", "es"), "de": ("de",)}
@@ -60,7 +60,7 @@ class Neighbours(Task):
                     files += f
                     for s in (es if lang == "en" else xs):
                         sents.setdefault(s.strip())
-                out[lang] = (list(sents), files)
+                out[lang] = Sentences(list(sents), files)
             except MissingDataError as exc:
                 out[lang] = exc
         return out
@@ -68,7 +68,7 @@ class Neighbours(Task):
     def languages(self, set_name: str, data: Any) -> tuple[str, ...]:
         return (set_name,)
 
-    def run_set(self, model: EvalModel, set_name: str, data: Any) -> dict:
+    def run_set(self, model: EvalModel, set_name: str, data: Sentences) -> dict:
         corpus, files = data
         queries = self.settings.neighbour_queries[set_name]
         emb = encode_texts(model, corpus, set_name, self.settings)

@@ -1,7 +1,7 @@
 """The evaluation report: ``report.json`` (every number of the run), ``report.md`` and
 ``report.html`` (the tables of :mod:`paralib.evaluate.tables` and the plots of
 :mod:`paralib.evaluate.plots`). Nothing in the report is typed in: every number comes from the
-results dict of :func:`paralib.evaluate.evaluate`.
+results of the evaluation stage (:func:`paralib.evaluate.run.run`).
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ def sections(report: dict | EvalReport, out: Path | None = None) -> list[dict]:
 
 
 def _models_table(report: EvalReport) -> Table:
-    rows = [[name, m["kind"], m["description"],
-             "any" if m["languages"] is None else ", ".join(m["languages"])]
+    rows = [[name, m.kind, m.description,
+             "any" if m.languages is None else ", ".join(m.languages)]
             for name, m in report.models.items()]
     return Table("Models", ["Model", "Kind", "Description", "Languages"], rows)
 

@@ -1,4 +1,4 @@
-"""``evaluate()``: run evaluation suites over models and baselines, and write the report.
+"""``run(section, ctx)``, the evaluation stage: suites over models and baselines, and the report.
 
 Suites (``paralib evaluate --suite``): ``sts`` (STS 2012-2016), ``stsb``, ``sick``, ``sts17``,
 ``detection``, ``tatoeba``, ``bucc``, ``neighbours``, ``speed``, and ``all``; ``xnli`` (XNLI dev
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +20,24 @@ from paralib.contracts import EvalReport
 from paralib.evaluate import bucc, detection, neighbours, speed, sts, sts17, tatoeba  # noqa: F401
 from paralib.evaluate.base import DEV_SUITES, SUITES, TASKS
 from paralib.evaluate.common import Settings, error, missing
-from paralib.evaluate.encoders import EvalModel, EvaluateError, as_eval_model
-from paralib.evaluate.loaders import BuccSet, MissingDataError, Pairs
+from paralib.evaluate.encoders import Entry, EvalModel, EvaluateError, as_eval_model
+from paralib.evaluate.loaders import Aligned, BuccSet, MissingDataError, Pairs, Sentences
+from paralib.io.context import StageContext
 
 log = logging.getLogger(__name__)
 
-__all__ = ["SUITES", "describe_data", "evaluate", "resolve_suites"]
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The evaluation stage's section: the ``models`` by display name (each a model folder, a
+    :class:`~paralib.evaluate.encoders.Baseline`, an ``EvalModel``, an encoder or a pair
+    scorer), the ``suites``, the report folder ``out`` (none: no files) and the
+    ``settings`` (default: :class:`Settings` on the data root)."""
+
+    models: Mapping[str, Entry] = field(default_factory=dict)
+    suites: Sequence[str] = ("all",)
+    out: str | Path | None = None
+    settings: Settings | None = None
 
 
 def resolve_suites(suites: Iterable[str]) -> list[str]:
@@ -63,42 +76,29 @@ def describe_data(data: Any) -> dict:
     if isinstance(data, BuccSet):
         return {"status": "ok", "source": len(data.src), "target": len(data.trg),
                 "gold": int(len(data.gold)), "files": [data.file]}
-    if isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], list):
-        return {"status": "ok", "sentences": len(data[0]), "files": data[1]}
-    if isinstance(data, tuple) and len(data) == 3:
-        return {"status": "ok", "pairs": len(data[0]), "files": data[2]}
-    if isinstance(data, list):
-        return {"status": "ok", "sentences": len(data)}
-    return {"status": "ok"}
+    if isinstance(data, Sentences):
+        return {"status": "ok", "sentences": len(data.texts), "files": data.files}
+    if isinstance(data, Aligned):
+        return {"status": "ok", "pairs": len(data.other), "files": data.files}
+    return {"status": "ok", "sentences": len(data)}  # the speed set: a list of sentences
 
 
-def evaluate(encoders: Mapping[str, Any], suites: Iterable[str] = ("all",),
-             out: str | Path | None = None, data: str | Path | None = None,
-             progress: bool = True, settings: Settings | None = None) -> dict:
-    """Evaluate ``encoders`` on ``suites``; write ``report.json``, ``report.md``,
-    ``report.html`` and ``plots/`` to ``out`` (when given); return the report dict (an
-    :class:`~paralib.contracts.EvalReport` dumped).
-
-    ``encoders`` maps a display name to a model folder path, an
-    :class:`~paralib.evaluate.encoders.EvalModel` (e.g. from
-    :func:`~paralib.evaluate.encoders.make_baseline`), an encoder or a pair scorer.
-    ``data`` overrides the data root (``$PARALIB_DATA`` or ``../shared/data``).
-    """
+def run(section: Evaluation, ctx: StageContext | None = None) -> EvalReport:
+    """Evaluate ``section.models`` on its suites (progress bars as ``ctx`` says); with
+    ``section.out``, write ``report.json``, ``report.md``, ``report.html`` and ``plots/``."""
     from tqdm.auto import tqdm
 
     from paralib.paths import data_root
 
-    if settings is None:
-        settings = Settings(data=Path(data) if data else data_root())
-    elif data:
-        settings.data = Path(data)
-    settings.progress = progress
+    progress = (ctx or StageContext()).progress
+    settings = replace(section.settings or Settings(data=data_root()), progress=progress)
     if not settings.data.is_dir():
         raise EvaluateError(f"data folder {settings.data} does not exist")
-    models: list[EvalModel] = [as_eval_model(n, obj) for n, obj in encoders.items()]
+    names = resolve_suites(section.suites)  # unknown suites fail before any loading
+    models: list[EvalModel] = [as_eval_model(n, obj, settings.data)
+                               for n, obj in section.models.items()]
     if not models:
         raise EvaluateError("nothing to evaluate: give at least one model or baseline")
-    names = resolve_suites(suites)
     report: dict[str, Any] = {
         "data": str(settings.data), "suites": names, "seed": settings.seed,
         "models": {m.name: {"description": m.description,
@@ -136,9 +136,12 @@ def evaluate(encoders: Mapping[str, Any], suites: Iterable[str] = ("all",),
         entry["data"] = {k: describe_data(v) for k, v in (loaded or {}).items()}
         report["tasks"][suite] = entry
     bar.close()
-    report = EvalReport.load(report).dump()  # the contract of every reader of the report
-    if out is not None:
+    if section.out is not None:
         from paralib.evaluate.report import write_report
 
-        report["files"] = write_report(report, out)
-    return report
+        report["files"] = write_report(report, section.out)
+    return EvalReport.load(report)
+
+
+# the name the package exports (``paralib.evaluate.run`` is this module)
+evaluate = run

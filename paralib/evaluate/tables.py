@@ -218,8 +218,8 @@ def status_notes(task: TaskReport) -> list[str]:
     """One line per missing file, and per model and reason for skipped / failed sets."""
     notes = []
     for name, d in task.data.items():
-        if d.get("status") == "missing":
-            notes.append(f"Missing data ({name}): {d['message']}")
+        if d.status == "missing":
+            notes.append(f"Missing data ({name}): {d.message}")
     if task.error:
         notes.append(f"The task failed: {task.error}")
     for m, res in task.models.items():

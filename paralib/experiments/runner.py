@@ -59,7 +59,7 @@ from paralib.experiments.spec import (
 from paralib.experiments.table import TableData, build_table
 from paralib.experiments.tuned import make_tuned, making
 from paralib.paths import PROJECT_ROOT
-from paralib.runs import Evaluation, run
+from paralib.runs import run
 
 log = logging.getLogger(__name__)
 
@@ -141,6 +141,8 @@ def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool 
     when finished, kept in ``store``). A finished record with the run's fingerprints, in the
     run's folder or in ``store``, is reused whole, with or without the model; a ``held`` run
     without one is left for a later invocation."""
+    from paralib.evaluate import Evaluation
+
     base = {"name": plan.name, "setup": _setup(plan), "seconds": {}}
     if plan.skipped:
         return RunRecord(**base, status="skipped", message=f"not run at size {size}")
@@ -166,7 +168,7 @@ def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool 
             record.results = {"report": json.loads(Path(plan.report).read_text())}
             write_record(plan.folder, record, RecordStore(None))
             return record
-        evaluation = Evaluation(list(exp.evaluate.suites), settings)
+        evaluation = Evaluation(suites=list(exp.evaluate.suites), settings=settings)
         if plan.candidates:
             make_tuned(plan, record, progress, store)
             run(None, plan.name, record=record, evaluation=evaluation, model=plan.model_dir)

@@ -256,13 +256,15 @@ def evaluate_best(best: dict, suites: list[str], report_dir: Path, cfg: Config,
     """Evaluate the best (trial, epoch) once on ``suites``; copies its model folder to
     ``<report>/best-model`` and writes the evaluation report to ``<report>/evaluate``
     (returned paths are relative to the report folder)."""
-    from paralib.evaluate import evaluate
+    from paralib.evaluate import Evaluation, evaluate
+    from paralib.io.context import StageContext
 
     model = report_dir / "best-model"
     src = _local_model(best["checkpoint_path"], experiment, model, cfg)
     if src != model:
         shutil.copytree(src, model)
-    report = evaluate({"best": str(model)}, suites, report_dir / "evaluate", progress=False)
+    report = evaluate(Evaluation({"best": str(model)}, suites, report_dir / "evaluate"),
+                      StageContext(progress=False))
     # paths relative to the report folder (which may be uploaded to S3)
     return {"suites": suites, "model": "best-model", "results": test_numbers(report),
             "report": "evaluate/report.md"}

@@ -9,6 +9,8 @@ import json
 import numpy as np
 import pytest
 
+from paralib.io.context import StageContext
+
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("model2vec")
 
@@ -51,11 +53,12 @@ def _pearson(report, suite, model, path):
 
 
 def test_exports_score_as_the_original(folders, data_dir):
-    from paralib.evaluate import evaluate
+    from paralib.evaluate import Evaluation, Settings, evaluate
 
     names = ("sp", "sp-st", "sp-m2v")
-    report = evaluate({n: str(folders[n]) for n in names}, ["sts", "stsb"], None, data=data_dir,
-                      progress=False)
+    report = evaluate(Evaluation({n: str(folders[n]) for n in names}, ["sts", "stsb"],
+                                 settings=Settings(data=data_dir)),
+                      StageContext(progress=False)).dump()
     for suite, path in (("sts", ("all", "pearson")), ("stsb", ("sets", "test", "pearson")),
                         ("stsb", ("sets", "dev", "pearson")), ("sts", ("all", "spearman"))):
         ours = _pearson(report, suite, "sp", path)
@@ -67,13 +70,14 @@ def test_exports_score_as_the_original(folders, data_dir):
 
 
 def test_paralib_module_folder_scores_as_the_original(folders, data_dir):
-    from paralib.evaluate import evaluate
+    from paralib.evaluate import Evaluation, Settings, evaluate
     from paralib.evaluate.cli import _model_arg
     from paralib.evaluate.encoders import load_model_folder
 
     name, path = _model_arg(f"exported={folders['trigram-st']}")  # --model NAME=DIR
     models = {"trigram": str(folders["trigram"]), name: load_model_folder(path, name)}
-    report = evaluate(models, ["stsb"], None, data=data_dir, progress=False)
+    report = evaluate(Evaluation(models, ["stsb"], settings=Settings(data=data_dir)),
+                      StageContext(progress=False)).dump()
     for split in ("dev", "test"):
         path = ("sets", split, "pearson")
         assert _pearson(report, "stsb", "exported", path) == pytest.approx(

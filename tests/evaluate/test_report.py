@@ -1,19 +1,21 @@
-"""evaluate() end to end: the report renders with the run's numbers; missing data is marked."""
+"""The evaluation stage end to end: the report renders with the run's numbers; missing data
+is marked."""
 
 from __future__ import annotations
 
 import json
 import os
 
-from paralib.evaluate import Settings, evaluate, make_baseline
+from paralib.evaluate import Evaluation, Settings, evaluate, make_baseline
+from paralib.io.context import StageContext
 
 
 def test_report_renders(tmp_path, data_dir, glove, hash_encoder):
     out = tmp_path / "report"
     settings = Settings(data=data_dir, speed_sentences=300)
-    report = evaluate({"glove": glove, "bleu": make_baseline("bleu"), "hash": hash_encoder},
-                      ["stsb", "sts17,speed", "neighbours"], out, progress=False,
-                      settings=settings)
+    report = evaluate(Evaluation({"glove": glove, "bleu": make_baseline("bleu"),
+                                  "hash": hash_encoder}, ["stsb", "sts17,speed", "neighbours"],
+                                 out, settings), StageContext(progress=False)).dump()
     assert report["suites"] == ["stsb", "sts17", "neighbours", "speed"]
     files = report["files"]
     saved = json.loads((out / "report.json").read_text())
@@ -42,8 +44,8 @@ def test_missing_task_is_marked_and_others_run(tmp_path, data_dir, glove):
     data = tmp_path / "data"
     (data / "sts").mkdir(parents=True)
     os.symlink(data_dir / "sts" / "sick2014", data / "sts" / "sick2014")
-    report = evaluate({"glove": glove}, ["stsb", "sick"], tmp_path / "out", data=data,
-                      progress=False)
+    report = evaluate(Evaluation({"glove": glove}, ["stsb", "sick"], tmp_path / "out",
+                                 Settings(data=data)), StageContext(progress=False)).dump()
     stsb = report["tasks"]["stsb"]
     assert stsb["models"]["glove"]["status"] == "missing"
     assert stsb["data"]["test"]["file"] == str(data / "sts" / "stsbenchmark" / "sts-test.csv")

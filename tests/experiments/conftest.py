@@ -12,6 +12,7 @@ from toys import DEV, TEST, TREE
 
 from paralib import runs as service
 from paralib.contracts import EvalReport, TrainingSummary
+from paralib.evaluate import run as evaluate_run
 from paralib.experiments import runner
 
 
@@ -28,13 +29,14 @@ def crafted(monkeypatch, tmp_path):
         (model / "config.json").write_text(json.dumps({"lr": lr}))
         return TrainingSummary(dev_pearson=DEV[lr], pairs=10, best_epoch=1)
 
-    def fake_evaluate(name, model, evaluation, baseline=None):
+    def fake_evaluate(evaluation, ctx):
+        name, model = next(iter(evaluation.models.items()))
         lr = json.loads((Path(model) / "config.json").read_text())["lr"]
         return EvalReport(tasks={"sts17": {"models": {name: {
             "status": "ok", "sets": {"en-en": {"status": "ok", "pearson": TEST[lr]}}}}}})
 
     monkeypatch.setattr(service, "train_model", fake_train)
-    monkeypatch.setattr(service, "evaluate_model", fake_evaluate)
+    monkeypatch.setattr(evaluate_run, "evaluate", fake_evaluate)
     monkeypatch.setattr(runner, "_settings", lambda exp, size: None)
     path = tmp_path / "toy-tuned.yaml"
     path.write_text(yaml.safe_dump(TREE, allow_unicode=True))

@@ -69,13 +69,15 @@ def test_sentence_transformers_evaluator_agrees_with_paralib_stsb(shipped_export
         EmbeddingSimilarityEvaluator,
     )
 
-    from paralib.evaluate import evaluate
+    from paralib.evaluate import Evaluation, Settings, evaluate
+    from paralib.io.context import StageContext
 
     evaluator = EmbeddingSimilarityEvaluator(stsb_test.a, stsb_test.b, stsb_test.gold.tolist(),
                                              name="stsb-test", write_csv=False)
     theirs = evaluator(_st(shipped_exports["st"]))["stsb-test_pearson_cosine"] * 100
-    report = evaluate({"paralib-en": str(shipped_exports["source"])}, ["stsb"], None,
-                      data=data_dir, progress=False)
+    report = evaluate(Evaluation({"paralib-en": str(shipped_exports["source"])}, ["stsb"],
+                                 settings=Settings(data=data_dir)),
+                      StageContext(progress=False)).dump()
     ours = report["tasks"]["stsb"]["models"]["paralib-en"]["sets"]["test"]["pearson"]
     assert theirs == pytest.approx(ours, abs=0.1)
 
