@@ -104,6 +104,7 @@ def measure(setting: dict) -> dict:
     import torch
 
     from paralib.config import Config
+    from paralib.io.context import StageContext
     from paralib.models.model import ParaphraseModel
     from paralib.train.dev import load_dev
     from paralib.train.epoch import collapsed, dev_scores
@@ -111,7 +112,7 @@ def measure(setting: dict) -> dict:
     from paralib.train.steps import MegaBatchTrainer, build_optimizer
 
     cfg = Config.model_validate(setting["tree"])
-    prepared = prepare(cfg)
+    prepared = prepare(cfg.train, StageContext.of(cfg))
     data, tokenizers = prepared.data, prepared.tokenizers
     data = data.iloc[: setting["pairs"]]
     torch.manual_seed(cfg.train.seed)

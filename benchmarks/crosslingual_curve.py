@@ -107,6 +107,7 @@ def train_one(tree: dict, threads: int) -> tuple[object, dict | None, dict]:
     import torch
 
     from paralib.config import Config
+    from paralib.io.context import StageContext
     from paralib.models import ParaphraseModel
     from paralib.train.dev import load_dev
     from paralib.train.epoch import dev_scores
@@ -118,7 +119,7 @@ def train_one(tree: dict, threads: int) -> tuple[object, dict | None, dict]:
     torch.manual_seed(1)
     cfg = Config.model_validate(tree)
     t0 = time.perf_counter()
-    prepared = prepare(cfg)
+    prepared = prepare(cfg.train, StageContext.of(cfg))
     prepare_s = time.perf_counter() - t0
     model = ParaphraseModel(cfg.train.model, prepared.tokenizers)
     model.initialise()

@@ -36,6 +36,7 @@ def start_row(encoder: str, start: str, dim: int, pairs: int, dev) -> dict:
     import torch
 
     from paralib.config import Config
+    from paralib.io.context import StageContext
     from paralib.models.model import ParaphraseModel
     from paralib.train.epoch import dev_scores
     from paralib.train.run import prepare
@@ -44,7 +45,7 @@ def start_row(encoder: str, start: str, dim: int, pairs: int, dev) -> dict:
     cfg = Config.model_validate({"train": {
         "sources": [{"kind": "captions", "limit": pairs}], "dev": "none",
         "model": {"parts": [{"name": encoder, "dim": dim, "init_scale": scale}]}}})
-    _, _, tokenizers = prepare(cfg)
+    _, _, tokenizers = prepare(cfg.train, StageContext.of(cfg))
     torch.manual_seed(1)
     model = ParaphraseModel(cfg.train.model, tokenizers)
     model.initialise()

@@ -18,8 +18,10 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
-from paralib.config import Config, ConfigError
+from paralib.config import ConfigError
+from paralib.io.context import StageContext
 from paralib.schema import format_errors
+from paralib.train.config import TrainConfig
 
 
 def _frame(pairs: Iterable[tuple[str, str]] | pd.DataFrame) -> pd.DataFrame:
@@ -78,8 +80,8 @@ def fit(pairs: Iterable[tuple[str, str]] | pd.DataFrame, output: str | os.PathLi
         section = {"sources": [{"kind": "pairs", "path": str(path), "s1_column": "s1",
                                 "s2_column": "s2"}], "output": str(out), **train}
         try:
-            cfg = Config.model_validate({"train": section})
+            tcfg = TrainConfig.model_validate(section)
         except ValidationError as exc:
             raise ConfigError(format_errors(exc, "paralib.fit()")) from None
-        run_training(cfg, engine="local")
+        run_training(tcfg, StageContext(), engine="local")
     return load(out)

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from paralib.config import Config
+from paralib.io.context import StageContext
 from paralib.models import ParaphraseModel
 from paralib.train.dev import load_dev
 from paralib.train.epoch import (
@@ -34,7 +35,7 @@ def dev():
 def captions():
     cfg = Config.model_validate({"train": {"sources": [{"kind": "captions"}],
                                            "model": {"parts": [{"name": "lstm", "dim": 32}]}}})
-    prepared = prepare(cfg)
+    prepared = prepare(cfg.train, StageContext.of(cfg))
     data, toks = prepared.data, prepared.tokenizers
     return data.iloc[:5000], toks
 
