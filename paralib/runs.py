@@ -51,7 +51,7 @@ def train_seconds(wall: float, summary: Mapping[str, Any] | TrainingSummary) -> 
     not in an epoch's record, is not counted)."""
     summary = TrainingSummary.load(summary)
     before = summary.resumed_from_epoch or 0
-    return wall + sum(h.get("seconds") or 0.0 for h in summary.history[:before])
+    return wall + sum(h.seconds or 0.0 for h in summary.history[:before])
 
 
 def train_model(cfg: Config, engine: str = "ray", trained: bool = True, progress: bool = False,
@@ -76,7 +76,7 @@ def train_model(cfg: Config, engine: str = "ray", trained: bool = True, progress
                 # paralib train made (a folder without its marker stops the run instead)
                 check_run(cfg.train, str(run_dir), fresh=True)
             key.write_text(train_key)
-        return train(cfg.train, ctx, callbacks, fresh)
+        return train(cfg.train, ctx, callbacks=callbacks, fresh=fresh)
     return train(cfg.train, ctx, engine="local", trained=trained)
 
 

@@ -1,11 +1,6 @@
-"""Training from Python on your own pairs, without a YAML file: :func:`fit`.
-
-The pairs are written to a Parquet file and trained as a ``pairs`` source by the in-process
-mode of the training engine (:func:`paralib.train.run.train` with ``engine="local"``: the
-training loop of Ray Train's workers, one worker, no Ray), with the margin loss and
-mega-batched hardest negatives (2018 §4). Every field of the ``train`` section
-(docs/CONFIG.md) can be given as a keyword.
-"""
+"""Training from Python on your own pairs, without a YAML file: :func:`fit`, a ``pairs``
+source trained in process (:func:`paralib.train.run.train`, ``engine="local"``) with the margin
+loss and mega-batched hardest negatives (2018 §4)."""
 
 from __future__ import annotations
 

@@ -127,8 +127,7 @@ class Outcome:
 def train(tcfg: TrainConfig, ctx: StageContext, callbacks: list | None = None,
           fresh: bool = False, engine: Literal["ray", "local"] = "ray",
           trained: bool = True) -> TrainingSummary:
-    """Train the encoder of ``tcfg`` into ``train.output``; returns the summary written to
-    ``training.json``.
+    """Train ``tcfg``'s encoder into ``train.output``; returns ``training.json``'s summary.
 
     ``engine: ray`` runs the training loop (:func:`paralib.train.loop.worker`) on Ray Train's
     workers: a run of the same ``train.name`` resumes from its latest checkpoint when its
@@ -137,11 +136,9 @@ def train(tcfg: TrainConfig, ctx: StageContext, callbacks: list | None = None,
     When no pair is trained for ``ray.stall_timeout_s`` the run is aborted and
     :class:`paralib.runtime.StallError` names it and how far it got.
 
-    ``engine: local`` runs the same loop in this process with one worker and without Ray (the
-    engine of small experiment runs, where starting Ray Train would dominate a run of a
-    minute): no checkpoints, the best epoch's weights kept in memory. ``trained=False``
-    (local only) writes the initial model (fitted tokenisers, initial weights): what
-    encoding speed needs, since speed does not depend on the weights.
+    ``engine: local`` runs the same loop in this process with one worker, without Ray (small
+    experiment runs): no checkpoints, the best epoch's weights kept in memory.
+    ``trained=False`` (local only) writes the initial model, which encoding speed needs.
     """
     clock = Clock()
     check_replaceable(Path(tcfg.output))  # before any work: never replace a user's folder
@@ -197,9 +194,11 @@ def _fit_local(tcfg: TrainConfig, prepared: Prepared, trained: bool) -> Outcome:
     session = LocalSession(config)
     if trained:
         worker(config, session)
-    else:  # the initial model: seeded as the loop seeds it
+    model = session.model
+    if model is None:  # untrained: fitted tokenisers, initial weights seeded as the loop's
         torch.manual_seed(tcfg.seed)
-    model = session.model if session.model is not None else _initial(config)
+        model = ParaphraseModel(tcfg.model, config.tokenizers)
+        model.initialise()
     if session.best_state is not None:
         model.load_state_dict(session.best_state)
     model.cpu()
@@ -208,13 +207,6 @@ def _fit_local(tcfg: TrainConfig, prepared: Prepared, trained: bool) -> Outcome:
             "history": session.history}
     save_model(model, Path(tcfg.output), tuple(config.languages), info, card(tcfg, info))
     return Outcome(session.best_epoch, session.best_score, session.history, 1, use_gpu)
-
-
-def _initial(config: LoopConfig) -> ParaphraseModel:
-    """The untrained model of ``config`` (fitted tokenisers, initial weights)."""
-    model = ParaphraseModel(config.train.model, config.tokenizers)
-    model.initialise()
-    return model
 
 
 def _id_columns(prepared: Prepared) -> list[str]:

@@ -22,7 +22,6 @@ import pandas as pd
 from paralib.config import DecontaminateConfig
 from paralib.errors import ConfigurationError
 from paralib.io.bitext import BitextError, read_all
-from paralib.io.config import BitextConfig
 from paralib.io.context import StageContext
 from paralib.io.fs import S3Options
 from paralib.paths import data_root
@@ -71,13 +70,12 @@ def _corpus(src: SourceConfig, storage: S3Options | None) -> pd.DataFrame:
     return out
 
 
-def _bitext(bitext: BitextConfig, storage: S3Options | None
-            ) -> tuple[pd.DataFrame, list[dict]]:
-    inputs = bitext.all_inputs()
+def _bitext(ctx: StageContext) -> tuple[pd.DataFrame, list[dict]]:
+    inputs = ctx.bitext.all_inputs()
     if not inputs:
         raise SourceError("a 'bitext' source reads the config's bitext.inputs and "
                           "bitext.corpora, which are empty")
-    rows, rejects = read_all(inputs, bitext.max_chars, storage, bitext.checks)
+    rows, rejects = read_all(inputs, ctx.bitext.max_chars, ctx.storage, ctx.bitext.checks)
     df = pd.DataFrame(rows, columns=["ref", "src", "src_lang", "group", "corpus"])
     return pd.DataFrame({"s1": df["ref"], "s2": df["src"], "lang1": "en",
                          "lang2": df["src_lang"], "group": df["group"],
@@ -380,7 +378,7 @@ def load_sources(tcfg: TrainConfig, ctx: StageContext, seed: int = 1
         if src.kind == "pairs":
             df = _pairs(src, ctx.storage)
         elif src.kind == "bitext":
-            df, rej = _bitext(ctx.bitext, ctx.storage)
+            df, rej = _bitext(ctx)
         elif src.kind == "captions":
             df, rej = _captions(src, root)
         elif src.kind == "corpus":
