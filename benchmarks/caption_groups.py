@@ -110,6 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     import torch
 
     from paralib.config import Config
+    from paralib.io.context import StageContext
     from paralib.train.run import prepare
 
     torch.set_num_threads(1)
@@ -117,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     for encoder, part in ENCODERS.items():
         cfg = Config.model_validate({"train": {"sources": [{"kind": "captions"}], "seed": 1,
                                                "model": {"parts": [part]}}})
-        prepared = prepare(cfg)
+        prepared = prepare(cfg.train, StageContext.of(cfg))
         sizes = group_sizes(prepared.data["group"].astype("int64").to_numpy())
         data = prepared.data.iloc[: args.pairs]
         for m in MEGABATCHES:

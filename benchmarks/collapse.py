@@ -104,14 +104,15 @@ def measure(setting: dict) -> dict:
     import torch
 
     from paralib.config import Config
+    from paralib.io.context import StageContext
     from paralib.models.model import ParaphraseModel
-    from paralib.train.dev import load_dev
-    from paralib.train.epoch import collapsed, dev_scores
+    from paralib.train.dev import load_dev, score_dev
+    from paralib.train.epoch import collapsed
     from paralib.train.run import prepare
     from paralib.train.steps import MegaBatchTrainer, build_optimizer
 
     cfg = Config.model_validate(setting["tree"])
-    prepared = prepare(cfg)
+    prepared = prepare(cfg.train, StageContext.of(cfg))
     data, tokenizers = prepared.data, prepared.tokenizers
     data = data.iloc[: setting["pairs"]]
     torch.manual_seed(cfg.train.seed)
@@ -121,12 +122,12 @@ def measure(setting: dict) -> dict:
     trainer = MegaBatchTrainer(cfg.train, model, build_optimizer(model, cfg.train.lr),
                                bilingual=bilingual, seed=cfg.train.seed)
     dev = load_dev(cfg.train.dev)
-    before = dev_scores(model, dev)
+    before = score_dev(model, dev)
     partner, hardest = partner_and_hardest(model, trainer, data.iloc[:2000])
     t0 = time.perf_counter()
     losses = [trainer.train_megabatch([data.iloc[i:i + 100]]) for i in range(0, len(data), 100)]
     seconds = time.perf_counter() - t0
-    after = dev_scores(model, dev)
+    after = score_dev(model, dev)
     last = losses[-10:]
     return {"encoder": setting["encoder"], "data": setting["data"],
             "negatives": setting["negatives"], "pairs": len(data),

@@ -107,9 +107,9 @@ def train_one(tree: dict, threads: int) -> tuple[object, dict | None, dict]:
     import torch
 
     from paralib.config import Config
+    from paralib.io.context import StageContext
     from paralib.models import ParaphraseModel
-    from paralib.train.dev import load_dev
-    from paralib.train.epoch import dev_scores
+    from paralib.train.dev import load_dev, score_dev
     from paralib.train.run import prepare
     from paralib.train.schedule import megabatch_size
     from paralib.train.steps import MegaBatchTrainer, build_optimizer, use_sparse
@@ -118,7 +118,7 @@ def train_one(tree: dict, threads: int) -> tuple[object, dict | None, dict]:
     torch.manual_seed(1)
     cfg = Config.model_validate(tree)
     t0 = time.perf_counter()
-    prepared = prepare(cfg)
+    prepared = prepare(cfg.train, StageContext.of(cfg))
     prepare_s = time.perf_counter() - t0
     model = ParaphraseModel(cfg.train.model, prepared.tokenizers)
     model.initialise()
@@ -132,7 +132,7 @@ def train_one(tree: dict, threads: int) -> tuple[object, dict | None, dict]:
         pairs, losses = trainer.train_epoch(
             rows.take(order[i:i + batch]) for i in range(0, len(order), batch))
         train_s += time.perf_counter() - t0
-        score = dev_scores(model, dev)["dev_pearson"]
+        score = score_dev(model, dev)["dev_pearson"]
         history.append({"epoch": epoch + 1, "pairs": pairs, "loss": float(np.mean(losses)),
                         "megabatches": trainer.state.megabatch,
                         "m": megabatch_size(trainer.state.step, cfg.train.megabatch),

@@ -44,6 +44,7 @@ ENCODERS = ["word", "trigram", "sp", "lstm"]
 def setup(kind: str, pairs: int):
     """The config, pairs and an initialised model of one encoder."""
     from paralib.config import Config
+    from paralib.io.context import StageContext
     from paralib.models.model import ParaphraseModel
     from paralib.train.run import prepare
 
@@ -52,7 +53,7 @@ def setup(kind: str, pairs: int):
         "sources": [{"kind": "captions", "limit": pairs}], "batch_size": 100, "margin": 0.4,
         "lr": 0.001, "megabatch": {"size": 1}, "dev": "none",
         "model": {"parts": [{"name": kind, "dim": 300, "vocab_size": vocab}]}}})
-    data, _, tokenizers = prepare(cfg)
+    data, _, tokenizers = prepare(cfg.train, StageContext.of(cfg))
     model = ParaphraseModel(cfg.train.model, tokenizers)
     model.initialise()
     return cfg, data, model

@@ -89,6 +89,7 @@ def distill_model2vec(python: str, out: Path) -> tuple[str, float]:
 def train_paralib(pairs: Path, epochs: int, out: Path, vocab: int) -> Path:
     """paralib's trainer (the shipped recipe) on ``pairs``, in this process."""
     from paralib.config import Config
+    from paralib.io.context import StageContext
     from paralib.train.run import train
 
     cfg = Config.model_validate({"train": {
@@ -96,7 +97,7 @@ def train_paralib(pairs: Path, epochs: int, out: Path, vocab: int) -> Path:
         "model": {"parts": [{"name": "sp", "vocab_size": vocab, "dim": 300, "dropout": 0.3}]},
         "megabatch": {"size": 20, "start": 1, "anneal_every": 150}, "epochs": epochs,
         "cpus_per_worker": os.cpu_count() or 1, "output": str(out), "name": "same-pairs"}})
-    train(cfg, engine="local")
+    train(cfg.train, StageContext.of(cfg), engine="local")
     return out
 
 

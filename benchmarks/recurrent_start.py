@@ -36,15 +36,16 @@ def start_row(encoder: str, start: str, dim: int, pairs: int, dev) -> dict:
     import torch
 
     from paralib.config import Config
+    from paralib.io.context import StageContext
     from paralib.models.model import ParaphraseModel
-    from paralib.train.epoch import dev_scores
+    from paralib.train.dev import score_dev
     from paralib.train.run import prepare
 
     scale, no_bias = STARTS[start]
     cfg = Config.model_validate({"train": {
         "sources": [{"kind": "captions", "limit": pairs}], "dev": "none",
         "model": {"parts": [{"name": encoder, "dim": dim, "init_scale": scale}]}}})
-    _, _, tokenizers = prepare(cfg)
+    _, _, tokenizers = prepare(cfg.train, StageContext.of(cfg))
     torch.manual_seed(1)
     model = ParaphraseModel(cfg.train.model, tokenizers)
     model.initialise()
@@ -59,7 +60,7 @@ def start_row(encoder: str, start: str, dim: int, pairs: int, dev) -> dict:
         input_sd = (words @ rnn.weight_ih_l0.T).std().item()
         bias_sd = (rnn.bias_ih_l0 + rnn.bias_hh_l0).std().item()
     model.eval()
-    scores = dev_scores(model, dev)
+    scores = score_dev(model, dev)
     return {"encoder": encoder, "start": start, "init_scale": scale,
             "dev_cos": f"{scores['dev_cos_mean']:.4f} ± {scores['dev_cos_sd']:.4f}",
             "dev_r": round(scores["dev_pearson"], 1), "input_sd": round(input_sd, 4),

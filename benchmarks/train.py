@@ -209,6 +209,7 @@ def mining(m: int, batch: int, dim: int, threads: int, loop_sample: int) -> dict
 
 def train_once(kind: str, workers: int, pairs: int, args, tmp: Path) -> dict:
     from paralib.config import load_config
+    from paralib.io.context import StageContext
     from paralib.train.run import train
 
     hidden = f", hidden: {args.hidden}" if kind in RECURRENT else ""
@@ -223,7 +224,7 @@ def train_once(kind: str, workers: int, pairs: int, args, tmp: Path) -> dict:
         f"train.output={tmp / name / 'model'}", f"train.storage_path={tmp / 'ray'}",
         f"train.name={name}"])
     t = time.perf_counter()
-    summary = train(cfg, progress=False)
+    summary = train(cfg.train, StageContext.of(cfg, progress=False))
     wall = time.perf_counter() - t
     hist = summary["history"]
     return {"encoder": kind, "workers": workers, "cpus_per_worker": 1.0 / workers,

@@ -131,12 +131,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--sparse", action="store_true")
     args = ap.parse_args(argv)
     from paralib.config import Config
+    from paralib.io.context import StageContext
     from paralib.train.run import prepare
 
     path = Path(tempfile.mkdtemp(prefix="paralib-train-profile-")) / "pairs.parquet"
     sample_pairs(Path(args.data), args.pairs, path)
     tree = train_config(str(path))
-    prepared = prepare(Config.model_validate(tree))
+    cfg = Config.model_validate(tree)
+    prepared = prepare(cfg.train, StageContext.of(cfg))
     rows = []
     for sparse in [False, True] if args.sparse else [False]:
         load = os.getloadavg()

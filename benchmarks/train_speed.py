@@ -38,6 +38,7 @@ comparison (a setting run again replaces its row).
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import subprocess
@@ -87,13 +88,16 @@ def engine_worker(spec: dict) -> dict:
                           "name": "speed"})
     tree["ray"] = {"num_cpus": spec["threads"]}
     cfg = Config.model_validate(tree)
+    # train(section, ctx), or in a tree from before the stage context train(cfg, progress)
+    staged = "ctx" in inspect.signature(run.train).parameters
+    args = (cfg.train, run.StageContext.of(cfg, progress=False)) if staged else (cfg,)
     t0 = time.perf_counter()
     if spec["engine"] == "ray":
-        summary = run.train(cfg, progress=False)
+        summary = run.train(*args) if staged else run.train(cfg, progress=False)
     elif hasattr(run, "train_local"):   # a tree from before the one engine
         summary = run.train_local(cfg)
     else:
-        summary = run.train(cfg, engine="local")
+        summary = run.train(*args, engine="local")
     wall = time.perf_counter() - t0
     epoch = summary.history[-1]   # a TrainingSummary (paralib.contracts): the last epoch's rate
     megabatch = TrainConfig.model_validate(tree["train"]).megabatch

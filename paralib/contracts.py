@@ -137,6 +137,30 @@ class StageManifest(Contract):
     input: str | None = None
 
 
+class EpochRecord(Record):
+    """One epoch of ``history`` (:func:`paralib.train.epoch.epoch_record`); an older record
+    may lack any field (``dev_pearson`` alone stands for ``dev_score`` before it existed)."""
+
+    epoch: int = 0
+    loss: float | None = None
+    dev_score: float | None = None
+    dev_metric: str | None = None
+    dev_pearson: float | None = None
+    dev_cos_mean: float | None = None
+    dev_cos_sd: float | None = None
+    dev_seconds: float | None = None
+    collapsed: bool = False
+    pairs: int | None = None
+    seconds: float | None = None
+    pairs_per_s: float | None = None
+    step: int | None = None
+    skipped_pairs: int | None = None
+
+    def score(self) -> float | None:
+        """The epoch's dev score (``dev_pearson`` in a record written before ``dev_score``)."""
+        return self.dev_pearson if self.dev_score is None else self.dev_score
+
+
 class TrainingSummary(Contract):
     """``training.json`` (2018 §5.2: the best epoch on dev is kept): the model folder, its
     pairs and rejects, the best epoch and its dev score (``dev_score``, named by
@@ -156,7 +180,7 @@ class TrainingSummary(Contract):
     gpu: bool = False
     bilingual: bool = False
     languages: list[str] = Field(default_factory=list)
-    history: list[dict[str, Any]] = Field(default_factory=list)
+    history: list[EpochRecord] = Field(default_factory=list)
     resumed_from_epoch: int = 0
     run: str | None = None
     decontaminated: dict[str, int] | str | None = None

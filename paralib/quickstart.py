@@ -130,8 +130,8 @@ def trained(cfg: Config, progress: bool) -> TrainingSummary:
           + (", ".join(f"{k} removed {v}" for k, v in removed.items()) or "none removed"
              if isinstance(removed, dict) else str(removed)))
     for h in summary.history:
-        print(f"  epoch {h['epoch']}: loss {h['loss']:.4f}, STS Benchmark dev "
-              f"{h['dev_pearson']:.1f}, {h['pairs_per_s']:.0f} pairs/s")
+        print(f"  epoch {h.epoch}: loss {h.loss:.4f}, STS Benchmark dev "
+              f"{h.dev_pearson:.1f}, {h.pairs_per_s:.0f} pairs/s")
     print(f"model {summary.model} (best epoch {summary.best_epoch})")
     return summary
 

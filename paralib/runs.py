@@ -40,7 +40,7 @@ def train_seconds(wall: float, summary: Mapping[str, Any] | TrainingSummary) -> 
     not in an epoch's record, is not counted)."""
     summary = TrainingSummary.load(summary)
     before = summary.resumed_from_epoch or 0
-    return wall + sum(h.get("seconds") or 0.0 for h in summary.history[:before])
+    return wall + sum(h.seconds or 0.0 for h in summary.history[:before])
 
 
 def train_model(cfg: Config, engine: str = "ray", trained: bool = True, progress: bool = False,
@@ -51,9 +51,11 @@ def train_model(cfg: Config, engine: str = "ray", trained: bool = True, progress
     Ray Train resumes a run of the same name from its latest checkpoint; with a
     ``train_key`` that is kept for an interrupted run of this very config (its key file in
     the model's folder), never for checkpoints of another one."""
+    from paralib.io.context import StageContext
     from paralib.train.identity import check_run
     from paralib.train.run import train
 
+    ctx = StageContext.of(cfg, progress)
     if engine == "ray" and trained:
         if train_key:
             run_dir = Path(cfg.train.storage_path) / cfg.train.name
@@ -63,8 +65,8 @@ def train_model(cfg: Config, engine: str = "ray", trained: bool = True, progress
                 # paralib train made (a folder without its marker stops the run instead)
                 check_run(cfg.train, str(run_dir), fresh=True)
             key.write_text(train_key)
-        return train(cfg, progress=progress, callbacks=callbacks, fresh=fresh)
-    return train(cfg, engine="local", trained=trained)
+        return train(cfg.train, ctx, callbacks=callbacks, fresh=fresh)
+    return train(cfg.train, ctx, engine="local", trained=trained)
 
 
 def make_model(cfg: Config, record: RunRecord, *, select: bool = True, engine: str = "ray",

@@ -102,6 +102,7 @@ def trained_sp():
     import torch
 
     from paralib.config import Config
+    from paralib.io.context import StageContext
     from paralib.models import ParaphraseModel, SentenceEncoder
     from paralib.train.run import prepare
     from paralib.train.schedule import megabatches
@@ -111,7 +112,7 @@ def trained_sp():
         "sources": [{"kind": "sts"}], "decontaminate": False,  # STSB train: an eval set
         "model": {"parts": [{"name": "sp", "vocab_size": 2000, "dim": 64}]}}})
     torch.manual_seed(0)
-    prepared = prepare(cfg)
+    prepared = prepare(cfg.train, StageContext.of(cfg))
     data, tokenizers = prepared.data, prepared.tokenizers
     model = ParaphraseModel(cfg.train.model, tokenizers)
     model.initialise()

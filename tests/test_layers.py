@@ -291,16 +291,10 @@ def config_importers() -> list[str]:
     return sorted(found)
 
 
-# the train stage still takes the whole config (its entry points move to run(section, ctx)
-# with the training engine)
-WHOLE_CONFIG_STAGES = {"paralib.train.api", "paralib.train.run", "paralib.train.sources"}
-
-
 def test_no_stage_module_imports_the_root_config():
     """A stage gets its section and a StageContext (paralib.io.context), never the whole
     Config: the command line and the run service build the context."""
-    assert set(config_importers()) <= WHOLE_CONFIG_STAGES, (
-        set(config_importers()) - WHOLE_CONFIG_STAGES)
+    assert config_importers() == []
 
 
 def test_the_config_check_sees_a_stage_that_imports_config(tmp_path, monkeypatch):

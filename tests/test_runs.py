@@ -43,7 +43,7 @@ def test_another_configs_checkpoints_are_deleted_only_when_paralib_train_made_th
     run_dir = tmp_path / "ray-train" / "exp-run"
     run_dir.mkdir(parents=True)
     (run_dir / "someone-elses.txt").write_text("keep me")
-    monkeypatch.setattr(run, "train", lambda cfg, **kw: TrainingSummary())
+    monkeypatch.setattr(run, "train", lambda section, ctx, **kw: TrainingSummary())
     with pytest.raises(RunIdentityError, match="was not made by paralib train"):
         train_model(cfg, train_key="key-b")
     assert (run_dir / "someone-elses.txt").read_text() == "keep me"

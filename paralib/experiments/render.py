@@ -152,8 +152,7 @@ def _num(value: Any, fmt: str = "{:.1f}") -> str:
 def _collapsed(train: TrainingSummary) -> bool:
     """Whether the kept epoch's encoder had collapsed (:mod:`paralib.train.epoch`; records made
     before that check do not say)."""
-    kept = [h for h in train.history if h.get("epoch") == train.best_epoch]
-    return bool(kept and kept[0].get("collapsed"))
+    return next((h.collapsed for h in train.history if h.epoch == train.best_epoch), False)
 
 
 def runs_table(records: AnyRecords) -> list[str]:

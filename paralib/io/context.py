@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from paralib.config import RayConfig
+from paralib.config import DecontaminateConfig, RayConfig
 from paralib.io.config import BitextConfig
 from paralib.io.fs import S3Options, check_s3_paths
 from paralib.runtime import init_ray
@@ -30,7 +30,8 @@ class StageContext:
     :meth:`check_buckets`, and it is recorded next to the outputs), ``progress`` whether to
     show progress bars, ``ray`` the Ray section that :meth:`init_ray` starts or joins, and
     ``bitext`` the shared bitext section (inputs, shard size, reader checks) that the stages
-    reading bitext shards (back-translation, decontamination) plan from."""
+    reading bitext shards (back-translation, decontamination) plan from; ``decontaminate``
+    the matching that training repeats on its sources."""
 
     storage: S3Options | None = None
     config: dict[str, Any] = field(default_factory=dict)
@@ -38,6 +39,7 @@ class StageContext:
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("paralib"))
     ray: RayConfig = field(default_factory=RayConfig)
     bitext: BitextConfig = field(default_factory=BitextConfig)
+    decontaminate: DecontaminateConfig = field(default_factory=DecontaminateConfig)
 
     def init_ray(self) -> dict:
         """Start or join Ray as ``ray`` says (:func:`paralib.runtime.init_ray`); returns the
@@ -66,4 +68,4 @@ class StageContext:
     def of(cls, cfg: Config, progress: bool = True) -> StageContext:
         """The context of a validated config."""
         return cls(storage=cfg.s3.options(), config=cfg.model_dump(), progress=progress,
-                   ray=cfg.ray, bitext=cfg.bitext)
+                   ray=cfg.ray, bitext=cfg.bitext, decontaminate=cfg.decontaminate)

@@ -1,11 +1,6 @@
-"""Training from Python on your own pairs, without a YAML file: :func:`fit`.
-
-The pairs are written to a Parquet file and trained as a ``pairs`` source by the in-process
-mode of the training engine (:func:`paralib.train.run.train` with ``engine="local"``: the
-training loop of Ray Train's workers, one worker, no Ray), with the margin loss and
-mega-batched hardest negatives (2018 §4). Every field of the ``train`` section
-(docs/CONFIG.md) can be given as a keyword.
-"""
+"""Training from Python on your own pairs, without a YAML file: :func:`fit`, a ``pairs``
+source trained in process (:func:`paralib.train.run.train`, ``engine="local"``) with the margin
+loss and mega-batched hardest negatives (2018 §4)."""
 
 from __future__ import annotations
 
@@ -18,8 +13,10 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
-from paralib.config import Config, ConfigError
+from paralib.config import ConfigError
+from paralib.io.context import StageContext
 from paralib.schema import format_errors
+from paralib.train.config import TrainConfig
 
 
 def _frame(pairs: Iterable[tuple[str, str]] | pd.DataFrame) -> pd.DataFrame:
@@ -78,8 +75,8 @@ def fit(pairs: Iterable[tuple[str, str]] | pd.DataFrame, output: str | os.PathLi
         section = {"sources": [{"kind": "pairs", "path": str(path), "s1_column": "s1",
                                 "s2_column": "s2"}], "output": str(out), **train}
         try:
-            cfg = Config.model_validate({"train": section})
+            tcfg = TrainConfig.model_validate(section)
         except ValidationError as exc:
             raise ConfigError(format_errors(exc, "paralib.fit()")) from None
-        run_training(cfg, engine="local")
+        run_training(tcfg, StageContext(), engine="local")
     return load(out)

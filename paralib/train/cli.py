@@ -8,9 +8,10 @@ from paralib.commands import configured
 
 
 def _train(cfg, args) -> str:
+    from paralib.io.context import StageContext
     from paralib.train.run import train
 
-    summary = train(cfg, progress=not args.no_progress, fresh=args.fresh)
+    summary = train(cfg.train, StageContext.of(cfg, not args.no_progress), fresh=args.fresh)
     return json.dumps({k: v for k, v in summary.dump().items() if k != "history"}, indent=2)
 
 

@@ -140,19 +140,6 @@ def dev_label(name: str) -> str:
     return LABELS.get(dev_metric(name), "score")
 
 
-def record_score(record: dict) -> float | None:
-    """An epoch record's selection number: ``dev_score``, or ``dev_pearson`` in a record
-    written before ``dev_score`` existed; ``None`` when it has neither."""
-    value = record.get("dev_score", record.get("dev_pearson"))
-    return None if value is None else float(value)
-
-
-def record_metric(record: dict, dev: str) -> str:
-    """The name of an epoch record's selection number (a record without ``dev_metric`` was
-    written when every dev set was scored by Pearson)."""
-    return record.get("dev_metric") or ("none" if dev == "none" else PEARSON)
-
-
 def summary_fields(name: str, score: float | None) -> dict:
     """The dev entries of ``training.json`` for the kept epoch's ``score`` on ``train.dev:
     name``: ``dev_score`` and ``dev_metric`` always, and ``dev_pearson`` as well for a Pearson

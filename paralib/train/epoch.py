@@ -20,19 +20,10 @@ import math
 
 import numpy as np
 
-from paralib.models.model import ParaphraseModel
 from paralib.train.config import TrainConfig
-from paralib.train.dev import DevSet, RetrievalDev, score_dev
 from paralib.train.steps import StepState
 
 COLLAPSED_SD = 0.01
-
-
-def dev_scores(model: ParaphraseModel, dev: DevSet | RetrievalDev | None) -> dict:
-    """The dev score (``dev_score``, named by ``dev_metric``; ``dev_pearson`` on an STS set),
-    and the mean and standard deviation of the dev cosines (NaN without a dev set):
-    :func:`paralib.train.dev.score_dev`."""
-    return score_dev(model, dev)
 
 
 def epoch_record(epoch: int, losses: list[float], pairs: int, seconds: float,

@@ -23,8 +23,8 @@ from paralib.models.bags import Bags
 from paralib.models.model import ParaphraseModel
 from paralib.models.tokenizers import Tokenizer
 from paralib.train.config import TrainConfig
-from paralib.train.dev import dev_label, load_dev
-from paralib.train.epoch import collapse_warning, dev_scores, epoch_record, improves
+from paralib.train.dev import dev_label, load_dev, score_dev
+from paralib.train.epoch import collapse_warning, epoch_record, improves
 from paralib.train.steps import MegaBatchTrainer, Optimizers, StepState, build_optimizer, use_sparse
 
 STATE = "train_state.pt"
@@ -181,7 +181,7 @@ def epochs(cfg: TrainConfig, trainer: MegaBatchTrainer, model: ParaphraseModel, 
         t0 = time.perf_counter()
         pairs, losses = trainer.train_epoch(batches(epoch))
         record = epoch_record(epoch + 1, losses, pairs, time.perf_counter() - t0,
-                              trainer.state, dev_scores(model, dev), world)
+                              trainer.state, score_dev(model, dev), world)
         warning = collapse_warning(record, cfg)
         if warning and warn:
             log.warning("%s: %s", cfg.name, warning)

@@ -7,25 +7,24 @@ import json
 import math
 from pathlib import Path
 
-from paralib.contracts import TrainingSummary
+from paralib.contracts import EpochRecord, TrainingSummary
 from paralib.evaluate.plots import pyplot, save_figure
 from paralib.train.dev import LABELS, PEARSON
 from paralib.train.epoch import COLLAPSED_SD
 
 
-def _score(entry: dict) -> float:
-    """An epoch's dev score (``dev_score``, or ``dev_pearson`` in an older record); NaN when
-    it has none."""
-    value = entry.get("dev_score", entry.get("dev_pearson"))
+def _score(entry: EpochRecord) -> float:
+    """An epoch's dev score; NaN when it has none."""
+    value = entry.score()
     return math.nan if value is None else float(value)
 
 
-def _sd(entry: dict) -> str:
+def _sd(entry: EpochRecord) -> str:
     """The dev cosines' spread of an epoch, ``*`` marking a collapsed encoder."""
-    sd = entry.get("dev_cos_sd")
+    sd = entry.dev_cos_sd
     if sd is None or math.isnan(sd):
         return "—"
-    return f"{sd:.4f}" + (" *" if entry.get("collapsed") else "")
+    return f"{sd:.4f}" + (" *" if entry.collapsed else "")
 
 
 def write_report(folder: Path, summary: TrainingSummary | dict) -> dict[str, str]:
@@ -39,8 +38,8 @@ def write_report(folder: Path, summary: TrainingSummary | dict) -> dict[str, str
     label = LABELS.get(metric, LABELS[PEARSON])  # without a dev set: the NaN Pearson column
     rows = [f"| epoch | loss | dev {label} | dev cosine sd | pairs/s | seconds |",
             "|---|---|---|---|---|---|"]
-    rows += [f"| {h['epoch']} | {h['loss']:.4f} | {_score(h):.2f} | {_sd(h)} | "
-             f"{h['pairs_per_s']:.0f} | {h['seconds']:.1f} |" for h in history]
+    rows += [f"| {h.epoch} | {h.loss:.4f} | {_score(h):.2f} | {_sd(h)} | "
+             f"{h.pairs_per_s:.0f} | {h.seconds:.1f} |" for h in history]
     head = (f"# Training report\n\nModel: `{summary.model}`; {summary.pairs} pairs "
             f"({summary.rejected} rejected); {summary.workers} worker(s); best epoch "
             f"{summary.best_epoch} on {summary.dev}"
@@ -52,15 +51,15 @@ def write_report(folder: Path, summary: TrainingSummary | dict) -> dict[str, str
             dec.items())) or "no pair shared a side with an evaluation set") + ".\n\n")
     elif dec:
         head += f"**Not decontaminated**: {dec}.\n\n"
-    gone = [h["epoch"] for h in history if h.get("collapsed")]
+    gone = [h.epoch for h in history if h.collapsed]
     if gone:
         head += (f"**The encoder collapsed** in epoch(s) {', '.join(map(str, gone))}: the dev "
                  f"cosines have a standard deviation below {COLLAPSED_SD}, so every sentence "
                  f"gets nearly the same vector (see `paralib.train.epoch`).\n\n")
     Path(paths["md"]).write_text(head + "\n".join(rows) + "\n")
     fig, ax = plt.subplots(1, 2, figsize=(9, 3.2))
-    epochs = [h["epoch"] for h in history]
-    ax[0].plot(epochs, [h["loss"] for h in history], marker="o")
+    epochs = [h.epoch for h in history]
+    ax[0].plot(epochs, [h.loss for h in history], marker="o")
     ax[0].set(xlabel="epoch", ylabel="training loss")
     ax[1].plot(epochs, [_score(h) for h in history], marker="o", color="C1")
     ax[1].set(xlabel="epoch", ylabel=f"{summary.dev} {label}")

@@ -15,13 +15,13 @@ import pandas as pd
 import pyarrow as pa
 import torch
 
-from paralib.config import Config
 from paralib.contracts import TrainingSummary
 from paralib.io import fs
+from paralib.io.context import StageContext
 from paralib.models.folder import check_replaceable, replace_with
 from paralib.models.model import ParaphraseModel, fit_tokenizers
 from paralib.models.pretrained import save_model
-from paralib.runtime import call_watched, check_fits, init_ray, stall_timeout
+from paralib.runtime import call_watched, check_fits, stall_timeout
 from paralib.train.batches import all_unknown, token_columns
 from paralib.train.config import TrainConfig
 from paralib.train.dev import summary_fields
@@ -60,12 +60,11 @@ class Prepared:
         return table
 
 
-def prepare(cfg: Config) -> Prepared:
+def prepare(tcfg: TrainConfig, ctx: StageContext) -> Prepared:
     """Training pairs, rejects (with reasons), fitted tokenisers and the pairs' token ids,
     tokenised once. A pair with a side whose tokens are all unknown (it would train on
     ``<unk>`` alone) is a reject."""
-    tcfg = cfg.train
-    data, rejects = load_sources(cfg, tcfg.seed)
+    data, rejects = load_sources(tcfg, ctx, tcfg.seed)
     if tcfg.loss == "contrastive" and "label" not in data.columns:
         raise SourceError("the contrastive loss needs labelled pairs (a 'label' column): use "
                           "a labelled selection (select.labelled: true)")
@@ -125,11 +124,10 @@ class Outcome:
     run: str | None = None
 
 
-def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
+def train(tcfg: TrainConfig, ctx: StageContext, callbacks: list | None = None,
           fresh: bool = False, engine: Literal["ray", "local"] = "ray",
           trained: bool = True) -> TrainingSummary:
-    """Train the configured encoder into ``train.output``; returns the summary written to
-    ``training.json``.
+    """Train ``tcfg``'s encoder into ``train.output``; returns ``training.json``'s summary.
 
     ``engine: ray`` runs the training loop (:func:`paralib.train.loop.worker`) on Ray Train's
     workers: a run of the same ``train.name`` resumes from its latest checkpoint when its
@@ -138,24 +136,21 @@ def train(cfg: Config, progress: bool = True, callbacks: list | None = None,
     When no pair is trained for ``ray.stall_timeout_s`` the run is aborted and
     :class:`paralib.runtime.StallError` names it and how far it got.
 
-    ``engine: local`` runs the same loop in this process with one worker and without Ray (the
-    engine of small experiment runs, where starting Ray Train would dominate a run of a
-    minute): no checkpoints, the best epoch's weights kept in memory. ``trained=False``
-    (local only) writes the initial model (fitted tokenisers, initial weights): what
-    encoding speed needs, since speed does not depend on the weights.
+    ``engine: local`` runs the same loop in this process with one worker, without Ray (small
+    experiment runs): no checkpoints, the best epoch's weights kept in memory.
+    ``trained=False`` (local only) writes the initial model, which encoding speed needs.
     """
-    tcfg = cfg.train
     clock = Clock()
     check_replaceable(Path(tcfg.output))  # before any work: never replace a user's folder
     if engine == "local":
-        prepared = prepare(cfg)
+        prepared = prepare(tcfg, ctx)
         clock.lap("prepare")
         outcome = _fit_local(tcfg, prepared, trained)
     else:
         if not trained:
             raise ValueError("trained=False writes an initial model in process: use "
                              "engine='local'")
-        prepared, outcome = _fit_ray(cfg, progress, callbacks, fresh, clock)
+        prepared, outcome = _fit_ray(tcfg, ctx, callbacks, fresh, clock)
     clock.lap("train")
     summary = _summary(tcfg, prepared, outcome, engine, trained, clock.laps)
     out = Path(tcfg.output)
@@ -199,9 +194,11 @@ def _fit_local(tcfg: TrainConfig, prepared: Prepared, trained: bool) -> Outcome:
     session = LocalSession(config)
     if trained:
         worker(config, session)
-    else:  # the initial model: seeded as the loop seeds it
+    model = session.model
+    if model is None:  # untrained: fitted tokenisers, initial weights seeded as the loop's
         torch.manual_seed(tcfg.seed)
-    model = session.model if session.model is not None else _initial(config)
+        model = ParaphraseModel(tcfg.model, config.tokenizers)
+        model.initialise()
     if session.best_state is not None:
         model.load_state_dict(session.best_state)
     model.cpu()
@@ -210,13 +207,6 @@ def _fit_local(tcfg: TrainConfig, prepared: Prepared, trained: bool) -> Outcome:
             "history": session.history}
     save_model(model, Path(tcfg.output), tuple(config.languages), info, card(tcfg, info))
     return Outcome(session.best_epoch, session.best_score, session.history, 1, use_gpu)
-
-
-def _initial(config: LoopConfig) -> ParaphraseModel:
-    """The untrained model of ``config`` (fitted tokenisers, initial weights)."""
-    model = ParaphraseModel(config.train.model, config.tokenizers)
-    model.initialise()
-    return model
 
 
 def _id_columns(prepared: Prepared) -> list[str]:
@@ -234,36 +224,35 @@ def scaling_config(tcfg: TrainConfig, use_gpu: bool):
         resources_per_worker={"CPU": tcfg.cpus_per_worker, **({"GPU": 1} if use_gpu else {})})
 
 
-def _fit_ray(cfg: Config, progress: bool, callbacks: list | None, fresh: bool,
+def _fit_ray(tcfg: TrainConfig, ctx: StageContext, callbacks: list | None, fresh: bool,
              clock: Clock) -> tuple[Prepared, Outcome]:
     """The training loop on Ray Train's workers; Ray starts while the pairs are prepared,
     and the pairs' table goes to the object store once (the workers map it)."""
     import ray
 
-    tcfg = cfg.train
     storage, storage_filesystem = _storage(tcfg.storage_path), None
     # before any work: never resume another config's run
-    check_run(tcfg, fs.join(storage, tcfg.name), cfg.s3.options(), fresh,
-              reads={"decontaminate": cfg.decontaminate})
+    check_run(tcfg, fs.join(storage, tcfg.name), ctx.storage, fresh,
+              reads={"decontaminate": ctx.decontaminate})
     # Ray starts here (in this thread: the processes it starts end with the thread that
     # started them) while another thread prepares the pairs
-    preparing = background(prepare, cfg)
-    resources = init_ray(cfg.ray)
+    preparing = background(prepare, tcfg, ctx)
+    resources = ctx.init_ray()
     clock.lap("ray_init")
     use_gpu = tcfg.use_gpu if tcfg.use_gpu is not None else resources.get("GPU", 0) > 0
     # a run that cannot fit says so first, whatever preparing the pairs would say
-    check_fits(cfg.ray, {"CPU": tcfg.cpus_per_worker, "GPU": 1.0 if use_gpu else 0.0},
+    check_fits(ctx.ray, {"CPU": tcfg.cpus_per_worker, "GPU": 1.0 if use_gpu else 0.0},
                "train.workers x train.cpus_per_worker", count=tcfg.workers)
     prepared = preparing.result()
     clock.lap("prepare")
     log.info("training on %d pairs (%d rejected), %d worker(s), gpu=%s", len(prepared.data),
              len(prepared.rejects), tcfg.workers, use_gpu)
     if fs.is_s3(storage):
-        storage_filesystem, storage = fs.resolve(storage, cfg.s3.options())
+        storage_filesystem, storage = fs.resolve(storage, ctx.storage)
     data = ray.put(prepared.table(_id_columns(prepared)))
     clock.lap("ship")
     stall_s = stall_timeout()
-    bar = TrainBar(len(prepared.data) * tcfg.epochs, tcfg.epochs, progress,
+    bar = TrainBar(len(prepared.data) * tcfg.epochs, tcfg.epochs, ctx.progress,
                    desc=f"train {tcfg.name}", watched=stall_s is not None)
 
     def fit():

@@ -19,12 +19,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from paralib.config import Config
+from paralib.config import DecontaminateConfig
 from paralib.errors import ConfigurationError
 from paralib.io.bitext import BitextError, read_all
+from paralib.io.context import StageContext
+from paralib.io.fs import S3Options
 from paralib.paths import data_root
 from paralib.select.files import read_pairs
-from paralib.train.config import SourceConfig
+from paralib.train.config import SourceConfig, TrainConfig
 
 # a training reject: its source, its kind (``reason``, counted), this row's particulars
 # (``detail``: a byte offset, a field count) and its texts
@@ -36,10 +38,10 @@ class SourceError(ConfigurationError, ValueError):
     """A training source is missing or lacks the columns it needs."""
 
 
-def _pairs(src: SourceConfig, cfg: Config) -> pd.DataFrame:
+def _pairs(src: SourceConfig, storage: S3Options | None) -> pd.DataFrame:
     """A selection or any pairs Parquet; its ``group`` column (k-best hypotheses of one
     source, captions of one image) is kept."""
-    df = read_pairs(src.path, cfg.s3.options())
+    df = read_pairs(src.path, storage)
     missing = [c for c in (src.s1_column, src.s2_column) if c not in df.columns]
     if missing:
         raise SourceError(f"pairs source {src.path}: missing column(s) {', '.join(missing)} "
@@ -54,9 +56,9 @@ def _pairs(src: SourceConfig, cfg: Config) -> pd.DataFrame:
     return out
 
 
-def _corpus(src: SourceConfig, cfg: Config) -> pd.DataFrame:
+def _corpus(src: SourceConfig, storage: S3Options | None) -> pd.DataFrame:
     """A ``paralib decontaminate`` output: English ``ref`` with ``src`` in ``src_lang``."""
-    df = read_pairs(src.path, cfg.s3.options())
+    df = read_pairs(src.path, storage)
     missing = [c for c in ("ref", "src", "src_lang", "group") if c not in df.columns]
     if missing:
         raise SourceError(f"corpus source {src.path}: missing column(s) {', '.join(missing)}; "
@@ -68,12 +70,12 @@ def _corpus(src: SourceConfig, cfg: Config) -> pd.DataFrame:
     return out
 
 
-def _bitext(src: SourceConfig, cfg: Config) -> tuple[pd.DataFrame, list[dict]]:
-    inputs = cfg.bitext.all_inputs()
+def _bitext(ctx: StageContext) -> tuple[pd.DataFrame, list[dict]]:
+    inputs = ctx.bitext.all_inputs()
     if not inputs:
         raise SourceError("a 'bitext' source reads the config's bitext.inputs and "
                           "bitext.corpora, which are empty")
-    rows, rejects = read_all(inputs, cfg.bitext.max_chars, cfg.s3.options(), cfg.bitext.checks)
+    rows, rejects = read_all(inputs, ctx.bitext.max_chars, ctx.storage, ctx.bitext.checks)
     df = pd.DataFrame(rows, columns=["ref", "src", "src_lang", "group", "corpus"])
     return pd.DataFrame({"s1": df["ref"], "s2": df["src"], "lang1": "en",
                          "lang2": df["src_lang"], "group": df["group"],
@@ -175,15 +177,17 @@ def _ppdb(src: SourceConfig, root: Path, seed: int) -> tuple[pd.DataFrame, list[
     return out, rejects
 
 
-def _clean(data: pd.DataFrame, cfg: Config) -> tuple[pd.DataFrame, list[dict]]:
-    """Decontaminate, de-duplicate and group ``data``; the removed rows as rejects."""
+def _clean(data: pd.DataFrame, matching: DecontaminateConfig | None
+           ) -> tuple[pd.DataFrame, list[dict]]:
+    """Decontaminate (with ``matching``; not when ``None``), de-duplicate and group ``data``;
+    the removed rows as rejects."""
     from paralib.decontaminate import EvalIndex
     from paralib.decontaminate.pairs import clean_pairs
 
     index = None
-    if cfg.train.decontaminate:
-        index = EvalIndex.cached(data_root(), ngram=cfg.decontaminate.ngram,
-                                 min_tokens=cfg.decontaminate.min_tokens)
+    if matching is not None:
+        index = EvalIndex.cached(data_root(), ngram=matching.ngram,
+                                 min_tokens=matching.min_tokens)
     if "group" in data.columns:  # sources without their own groups
         data["group"] = data["group"].astype(object).where(data["group"].notna(), None)
     kept, rejected, _ = clean_pairs(data, index, english=["s1", "s2"])
@@ -356,14 +360,14 @@ def decontamination_counts(rejects: pd.DataFrame) -> dict[str, int]:
             hit.str.slice(len("contaminated: ")).str.split(" ").str[0].value_counts().items()}
 
 
-def load_sources(cfg: Config, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame]:
+def load_sources(tcfg: TrainConfig, ctx: StageContext, seed: int = 1
+                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """All training pairs (shuffled with ``seed``) and the rejected rows with reasons.
 
-    The pairs are decontaminated (unless ``train.decontaminate`` is false), exact duplicates
-    removed and grouped; ``decontamination_counts(rejects)`` gives the pairs each evaluation
-    set removed.
+    The pairs are decontaminated as ``ctx.decontaminate`` matches (unless
+    ``train.decontaminate`` is false), exact duplicates removed and grouped;
+    ``decontamination_counts(rejects)`` gives the pairs each evaluation set removed.
     """
-    tcfg = cfg.train
     if not tcfg.sources:
         raise SourceError("train.sources is empty: name at least one source of pairs")
     root = data_root()
@@ -372,13 +376,13 @@ def load_sources(cfg: Config, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame
         name = f"{n}:{src.kind}"
         rej: list[dict] = []
         if src.kind == "pairs":
-            df = _pairs(src, cfg)
+            df = _pairs(src, ctx.storage)
         elif src.kind == "bitext":
-            df, rej = _bitext(src, cfg)
+            df, rej = _bitext(ctx)
         elif src.kind == "captions":
             df, rej = _captions(src, root)
         elif src.kind == "corpus":
-            df = _corpus(src, cfg)
+            df = _corpus(src, ctx.storage)
         elif src.kind == "ppdb":
             df, rej = _ppdb(src, root, seed)
         else:
@@ -405,7 +409,8 @@ def load_sources(cfg: Config, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame
         rejects += [{"source": s, "reason": "empty sentence", "s1": a, "s2": b}
                     for s, a, b in zip(bad["source"], bad["s1"], bad["s2"], strict=True)]
         data = data[~empty]
-    data, removed = _clean(data.reset_index(drop=True), cfg)
+    data, removed = _clean(data.reset_index(drop=True),
+                           ctx.decontaminate if tcfg.decontaminate else None)
     rejects += removed
     capped = None
     if tcfg.caps:

@@ -54,10 +54,12 @@ def test_an_autoscaler_that_can_add_no_such_node_fails_at_once(ray_session, tmp_
 def test_train_with_too_many_workers_fails_before_preparing(ray_session, tmp_path):
     import ray
 
+    from paralib.io.context import StageContext
     from paralib.train.run import train
 
     cfg = load_config(None, [f"train.output={tmp_path}/model", f"train.storage_path={tmp_path}",
                              f"train.workers={int(ray.cluster_resources()['CPU']) + 1}",
                              "train.sources=[{kind: pairs, path: /nonexistent/pairs}]"])
     with pytest.raises(ResourceRequestError, match="train.workers x train.cpus_per_worker"):
-        train(cfg)  # the missing source would fail later: the check comes first
+        # the missing source would fail later: the check comes first
+        train(cfg.train, StageContext.of(cfg))

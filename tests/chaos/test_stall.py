@@ -16,6 +16,7 @@ import pytest
 
 from paralib.config import Config
 from paralib.corpora.captions import TASK2, write_caption_pairs
+from paralib.io.context import StageContext
 from paralib.io.fs import S3Options
 from paralib.runtime import StallError, call_watched, ray_results, watch
 from paralib.train.run import train
@@ -180,7 +181,7 @@ def test_training_whose_workers_never_start_fails_and_is_aborted(ray_session, tm
         with pytest.raises(StallError, match=r"train stuck: no progress for 4 s \(0 of 200 "
                                              r"pairs trained, epoch 0 of 1 finished\); the "
                                              r"stage is stuck: its data or its workers wait"):
-            train(cfg, progress=False)
+            train(cfg.train, StageContext.of(cfg, progress=False))
     finally:
         remove_placement_group(busy)  # the CPUs the run waited for are free now
 

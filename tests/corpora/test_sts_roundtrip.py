@@ -6,8 +6,10 @@ from __future__ import annotations
 from paralib.config import Config, load_config
 from paralib.corpora.sts_sentences import sts_sentences, write_sts_sentences
 from paralib.evaluate.loaders import STS_YEARS, read_sts
+from paralib.io.context import StageContext
 from paralib.io.shards import read_output
 from paralib.paths import PROJECT_ROOT
+from paralib.train.config import TrainConfig
 from paralib.train.sources import load_sources
 from paralib.translate.pivot import PIVOT_SCHEMA, pivot
 
@@ -52,11 +54,11 @@ def test_round_trip_output_is_a_pairs_source(ray_session, tmp_path):
     assert df["trans"].str.strip().ne("").all() and (df["rank"] == 0).all()
     assert set(df["src_lang"]) == {"de"} and set(df["corpus"]) == {"sts2016"}
     # round trips of STS test sentences are contaminated by design (DCU §3.2)
-    assert len(load_sources(Config.model_validate({"train": {"sources": [
-        {"kind": "pairs", "path": str(out)}]}}))[0]) == 0
+    assert len(load_sources(TrainConfig.model_validate({"sources": [
+        {"kind": "pairs", "path": str(out)}]}), StageContext())[0]) == 0
     train = Config.model_validate({"train": {"sources": [{"kind": "pairs", "path": str(out)}],
                                              "decontaminate": False}})
-    data, rejects = load_sources(train)
+    data, rejects = load_sources(train.train, StageContext.of(train))
     assert len(data) == 12 and rejects.empty
     assert dict(zip(data["s1"], data["s2"], strict=True)) == dict(
         zip(df["ref"], df["trans"], strict=True))

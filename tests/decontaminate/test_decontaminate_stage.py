@@ -10,6 +10,7 @@ import pytest
 from paralib.config import Config
 from paralib.decontaminate.stage import decontaminate, per_eval_set
 from paralib.evaluate.loaders import read_sts_input
+from paralib.io.context import StageContext
 from paralib.io.shards import read_output
 from paralib.train.sources import load_sources
 
@@ -61,7 +62,7 @@ def test_stage_accounts_for_every_row_and_names_the_eval_set(planted, ray_sessio
     assert again.shards_skipped == again.shards == 3
     assert (again.rows_in, again.rows_out, again.reasons) == (12, 8, report.reasons)
 
-    pairs, rejected = load_sources(planted)
+    pairs, rejected = load_sources(planted.train, StageContext.of(planted))
     assert len(pairs) == 8 and rejected.empty
     assert set(pairs["lang2"]) == {"de"} and set(pairs["lang1"]) == {"en"}
 

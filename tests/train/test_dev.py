@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from paralib.config import ConfigError, load_config
-from paralib.contracts import TrainingSummary
+from paralib.contracts import EpochRecord, TrainingSummary
 from paralib.evaluate.common import Settings
 from paralib.evaluate.encoders import as_eval_model
 from paralib.evaluate.loaders import XNLI_LANGS, read_xnli_dev
@@ -25,7 +25,6 @@ from paralib.train.dev import (
     RetrievalDev,
     dev_metric,
     load_dev,
-    record_score,
     score_dev,
     summary_fields,
 )
@@ -109,7 +108,7 @@ def test_summary_names_the_metric_and_old_files_still_read(tmp_path):
                                                 "dev_pearson": 80.0}
     old = TrainingSummary.load({"dev": "stsb-dev", "dev_pearson": 77.5, "best_epoch": 2})
     assert old.best_dev() == (77.5, "pearson") and "dev_score" not in old.dump()
-    assert record_score({"epoch": 1, "dev_pearson": 70.0}) == 70.0
+    assert EpochRecord(epoch=1, dev_pearson=70.0).score() == 70.0
     history = [{"epoch": e, "loss": 0.5, "dev_score": s, "dev_metric": "xnli-retrieval",
                 "dev_cos_sd": 0.2, "pairs_per_s": 100.0, "seconds": 1.0}
                for e, s in ((1, 40.0), (2, 45.25))]

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from paralib.config import Config
+from paralib.io.context import StageContext
 from paralib.models.model import ParaphraseModel, fit_tokenizers
 from paralib.train.config import TrainConfig
 from paralib.train.loop import LoopConfig, minibatches
@@ -102,17 +103,18 @@ def test_scaling_asks_ray_train_for_a_gpu_per_worker():
     assert not cpu.use_gpu and cpu.resources_per_worker == {"CPU": 2}
 
 
-def _cfg(tmp_path, **train) -> Config:
-    return Config.model_validate({"train": {
+def _cfg(tmp_path, **train) -> tuple[TrainConfig, StageContext]:
+    cfg = Config.model_validate({"train": {
         "sources": [{"kind": "sts"}], "decontaminate": False, "epochs": 1,
         "model": {"parts": [{"name": "sp", "vocab_size": 800, "dim": 16}]},
         "output": str(tmp_path / "model"), "name": "engine", **train}})
+    return cfg.train, StageContext.of(cfg)
 
 
 def test_in_process_training_writes_the_one_summary(tmp_path):
     from paralib.train.run import train
 
-    summary = train(_cfg(tmp_path), engine="local")
+    summary = train(*_cfg(tmp_path), engine="local")
     dumped = summary.dump()
     assert summary.engine == "local" and summary.trained and summary.workers == 1
     assert dumped["decontaminated"] == "off (train.decontaminate: false)"
@@ -125,12 +127,12 @@ def test_in_process_training_writes_the_one_summary(tmp_path):
 def test_an_untrained_model_is_written_in_process_only(tmp_path):
     from paralib.train.run import train
 
-    summary = train(_cfg(tmp_path), engine="local", trained=False)
+    summary = train(*_cfg(tmp_path), engine="local", trained=False)
     assert not summary.trained and summary.history == [] and summary.best_epoch == 0
     assert (tmp_path / "model" / "config.json").is_file()
     assert not (tmp_path / "model" / "training.json").exists()
     with pytest.raises(ValueError, match="engine='local'"):
-        train(_cfg(tmp_path / "ray"), trained=False)
+        train(*_cfg(tmp_path / "ray"), trained=False)
 
 
 def test_the_in_process_engine_trains_where_ray_cannot_be_imported(tmp_path):

@@ -10,13 +10,13 @@ import pytest
 import torch
 
 from paralib.config import Config
+from paralib.io.context import StageContext
 from paralib.models import ParaphraseModel
-from paralib.train.dev import load_dev
+from paralib.train.dev import load_dev, score_dev
 from paralib.train.epoch import (
     COLLAPSED_SD,
     collapse_warning,
     collapsed,
-    dev_scores,
     epoch_record,
     improves,
 )
@@ -34,7 +34,7 @@ def dev():
 def captions():
     cfg = Config.model_validate({"train": {"sources": [{"kind": "captions"}],
                                            "model": {"parts": [{"name": "lstm", "dim": 32}]}}})
-    prepared = prepare(cfg)
+    prepared = prepare(cfg.train, StageContext.of(cfg))
     data, toks = prepared.data, prepared.tokenizers
     return data.iloc[:5000], toks
 
@@ -56,12 +56,12 @@ def _lstm_after_one_pass(captions, negatives: str) -> tuple[ParaphraseModel, lis
 @pytest.mark.slow
 def test_hardest_negatives_collapse_an_lstm_on_captions_and_random_ones_do_not(captions, dev):
     model, losses = _lstm_after_one_pass(captions, "max")
-    scores = dev_scores(model, dev)
+    scores = score_dev(model, dev)
     assert scores["dev_cos_sd"] < COLLAPSED_SD and scores["dev_cos_mean"] > 0.99
     assert abs(losses[-1] - 0.8) < 0.01  # 2δ: the pair and its negative equally similar
     assert collapsed(scores)
     model, losses = _lstm_after_one_pass(captions, "rand")
-    scores = dev_scores(model, dev)
+    scores = score_dev(model, dev)
     assert scores["dev_cos_sd"] > 5 * COLLAPSED_SD and not collapsed(scores)
     assert losses[-1] < 0.7
 
@@ -89,7 +89,7 @@ def test_a_collapsed_epoch_is_recorded_warned_about_and_reported(tmp_path):
 
 
 def test_no_dev_set_no_spread_and_nan_never_wins():
-    assert all(math.isnan(v) for v in dev_scores(None, None).values())  # type: ignore[arg-type]
+    assert all(math.isnan(v) for v in score_dev(None, None).values())  # type: ignore[arg-type]
     assert not collapsed({"dev_cos_sd": math.nan})
     assert improves(50.0, None) and improves(50.0, math.nan) and improves(51.0, 50.0)
     assert not improves(math.nan, 50.0) and not improves(None, 50.0)

@@ -8,6 +8,7 @@ import logging
 import pytest
 
 from paralib.config import Config
+from paralib.io.context import StageContext
 from paralib.train.run import train
 
 
@@ -18,7 +19,7 @@ def test_a_collapsing_lstm_is_warned_about_and_reported(tmp_path, caplog):
         "negatives": "max", "epochs": 2, "output": str(tmp_path / "model"),
         "model": {"parts": [{"name": "lstm", "dim": 32}]}}})
     with caplog.at_level(logging.WARNING, logger="paralib.train.loop"):
-        summary = train(cfg, engine="local")
+        summary = train(cfg.train, StageContext.of(cfg), engine="local")
     assert [h["collapsed"] for h in summary.history] == [True, True]
     assert all(h["dev_cos_sd"] < 0.01 for h in summary.history)
     warned = [r.getMessage() for r in caplog.records]

@@ -9,18 +9,21 @@ import pytest
 
 from paralib.config import Config
 from paralib.experiments.needs import source_kinds
+from paralib.io.context import StageContext
+from paralib.train.config import TrainConfig
 from paralib.train.sources import SourceError, load_sources, ppdb_pair
 
 LINES = 210_372  # lines of lexical/mwa_ppdb.zip
 
 
-def _cfg(**source) -> Config:
-    return Config.model_validate({"train": {"sources": [{"kind": "ppdb", **source}]}})
+def _cfg(**source) -> tuple[TrainConfig, StageContext]:
+    cfg = Config.model_validate({"train": {"sources": [{"kind": "ppdb", **source}]}})
+    return cfg.train, StageContext.of(cfg)
 
 
 @pytest.mark.slow
 def test_the_real_file_is_read_whole():
-    data, rejects = load_sources(_cfg())
+    data, rejects = load_sources(*_cfg())
     assert len(data) + len(rejects) == LINES
     pairs = set(zip(data["s1"], data["s2"], strict=True))
     assert {("egregious", "flagrant"), ("10/17/01", "17/10/2001"),
@@ -36,9 +39,9 @@ def test_the_real_file_is_read_whole():
 
 
 def test_limit_is_a_seeded_random_sample(data_dir):
-    a, rej_a = load_sources(_cfg(limit=300), seed=1)
-    b, _ = load_sources(_cfg(limit=300), seed=1)
-    c, _ = load_sources(_cfg(limit=300), seed=2)
+    a, rej_a = load_sources(*_cfg(limit=300), seed=1)
+    b, _ = load_sources(*_cfg(limit=300), seed=1)
+    c, _ = load_sources(*_cfg(limit=300), seed=2)
     assert len(a) + (rej_a["reason"] == "empty sentence").sum() == 300
     key = lambda d: set(zip(d["s1"], d["s2"], strict=True))  # noqa: E731
     assert key(a) == key(b) and key(a) != key(c)
@@ -57,7 +60,7 @@ def test_malformed_lines_are_rejects_with_reasons(tmp_path):
     with zipfile.ZipFile(path, "w") as z:
         z.writestr("ppdb/", "")
         z.writestr("ppdb/pairs.txt", b"\r\n".join(lines) + b"\r\n")
-    data, rejects = load_sources(_cfg(path=str(path)))
+    data, rejects = load_sources(*_cfg(path=str(path)))
     assert sorted(zip(data["s1"], data["s2"], strict=True)) == [("good", "fine"),
                                                                  ("happy", "glad")]
     got = {(r, d): s1 for r, d, s1 in zip(rejects["reason"], rejects["detail"],
@@ -79,7 +82,7 @@ def test_malformed_lines_are_rejects_with_reasons(tmp_path):
 def test_plain_text_files_and_bad_paths(tmp_path):
     txt = tmp_path / "pairs.tsv"
     txt.write_text("big\tlarge\nsmall\tlittle\n")
-    data, rejects = load_sources(_cfg(path=str(txt)))
+    data, rejects = load_sources(*_cfg(path=str(txt)))
     assert len(data) == 2 and rejects.empty
     assert ppdb_pair(b"car\tautomobile") == ("car", "automobile")
     two = tmp_path / "two.zip"
@@ -87,9 +90,9 @@ def test_plain_text_files_and_bad_paths(tmp_path):
         z.writestr("a.txt", "a\tb\n")
         z.writestr("b.txt", "c\td\n")
     with pytest.raises(SourceError, match="holds 2 files"):
-        load_sources(_cfg(path=str(two)))
+        load_sources(*_cfg(path=str(two)))
     with pytest.raises(SourceError, match="not found"):
-        load_sources(_cfg(path=str(tmp_path / "missing.zip")))
+        load_sources(*_cfg(path=str(tmp_path / "missing.zip")))
 
 
 def test_experiments_see_the_ppdb_kind():

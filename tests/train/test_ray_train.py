@@ -10,11 +10,13 @@ import pytest
 
 import paralib
 from paralib.config import Config
+from paralib.io.context import StageContext
+from paralib.train.config import TrainConfig
 from paralib.train.run import train
 
 
-def _cfg(tmp_path, epochs: int) -> Config:
-    return Config.model_validate({
+def _cfg(tmp_path, epochs: int) -> tuple[TrainConfig, StageContext]:
+    cfg = Config.model_validate({
         "ray": {"num_cpus": 2},
         "train": {
             "sources": [{"kind": "sts"}], "decontaminate": False,  # STSB train, kept
@@ -23,17 +25,18 @@ def _cfg(tmp_path, epochs: int) -> Config:
             "epochs": epochs, "workers": 2, "cpus_per_worker": 0.5,
             "output": str(tmp_path / "model"), "storage_path": str(tmp_path / "runs"),
             "name": "ddp"}})
+    return cfg.train, StageContext.of(cfg, progress=False)
 
 
 @pytest.mark.slow
 def test_two_workers_checkpoint_and_resume(ray_session, tmp_path):
-    first = train(_cfg(tmp_path, 1), progress=False)
+    first = train(*_cfg(tmp_path, 1))
     assert [h["epoch"] for h in first.history] == [1]
     assert first.resumed_from_epoch == 0
     assert first.workers == 2 and first.pairs > 1000
     assert len(list((tmp_path / "runs" / "ddp").glob("checkpoint_2*"))) == 1
     # the same run asked for three epochs: it resumes after epoch 1 instead of starting over
-    second = train(_cfg(tmp_path, 3), progress=False)
+    second = train(*_cfg(tmp_path, 3))
     # every epoch's record, whichever epoch is kept, and where this call took over
     assert [h["epoch"] for h in second.history] == [1, 2, 3]
     assert second.resumed_from_epoch == 1

@@ -8,6 +8,8 @@ import pandas as pd
 import pytest
 
 from paralib.config import Config
+from paralib.io.context import StageContext
+from paralib.train.config import TrainConfig
 from paralib.train.run import prepare
 from paralib.train.sources import SourceError, decontamination_counts, load_sources
 
@@ -16,11 +18,16 @@ def _cfg(sources, **train) -> Config:
     return Config.model_validate({"train": {"sources": sources, **train}})
 
 
+def _staged(sources, **train) -> tuple[TrainConfig, StageContext]:
+    cfg = _cfg(sources, **train)
+    return cfg.train, StageContext.of(cfg)
+
+
 @pytest.mark.slow
 def test_captions_pair_captions_of_one_image(data_dir):
     import gzip
 
-    data, rejects = load_sources(_cfg([{"kind": "captions"}]))
+    data, rejects = load_sources(*_staged([{"kind": "captions"}]))
     first = []
     for k in (1, 2):
         with gzip.open(data_dir / f"bitext/multi30k/task2/raw/train.{k}.en.gz", "rt") as f:
@@ -40,7 +47,7 @@ def test_an_undecodable_caption_rejects_its_pairs(tmp_path, monkeypatch):
             lines[1] = b"caf\xe9 with a latin-1 byte"
         (base / f"train.{k}.en.gz").write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
     monkeypatch.setenv("PARALIB_DATA", str(tmp_path))
-    data, rejects = load_sources(_cfg([{"kind": "captions"}]))
+    data, rejects = load_sources(*_staged([{"kind": "captions"}]))
     assert len(data) == 6 and len(rejects) == 2  # image two: pairs 2-3 and 3-4
     assert set(zip(rejects["reason"], rejects["detail"], strict=True)) == {
         ("undecodable bytes in caption 3", "utf-8: invalid continuation byte at byte 3")}
@@ -48,13 +55,13 @@ def test_an_undecodable_caption_rejects_its_pairs(tmp_path, monkeypatch):
 
 
 def test_sts_pairs_score_at_least_the_bound():
-    high, _ = load_sources(_cfg([{"kind": "sts", "min_score": 3.8}], decontaminate=False))
-    low, _ = load_sources(_cfg([{"kind": "sts", "min_score": 2.0}], decontaminate=False))
+    high, _ = load_sources(*_staged([{"kind": "sts", "min_score": 3.8}], decontaminate=False))
+    low, _ = load_sources(*_staged([{"kind": "sts", "min_score": 2.0}], decontaminate=False))
     assert 1000 < len(high) < len(low) < 5749
 
 
 def test_training_on_an_evaluation_set_is_decontaminated_by_default():
-    data, rejects = load_sources(_cfg([{"kind": "sts", "min_score": 4.5}]))
+    data, rejects = load_sources(*_staged([{"kind": "sts", "min_score": 4.5}]))
     assert data.empty  # STS Benchmark train pairs are an evaluation set (all splits)
     assert decontamination_counts(rejects)["stsb"] + decontamination_counts(rejects).get(
         "sts2012", 0) > 0
@@ -70,12 +77,12 @@ def test_bitext_with_a_planted_eval_sentence_loses_only_that_pair(tmp_path, data
     bitext = {"inputs": [{"corpus": "x", "src_lang": "de", "src": str(tmp_path / "x.de"),
                           "en": str(tmp_path / "x.en")}]}
     cfg = Config.model_validate({"bitext": bitext, "train": {"sources": [{"kind": "bitext"}]}})
-    data, rejects = load_sources(cfg)
+    data, rejects = load_sources(cfg.train, StageContext.of(cfg))
     assert data["s1"].tolist() == ["The lighthouse blinks green."]
     assert rejects["reason"].iloc[0].startswith("contaminated: ")
     off = Config.model_validate({"bitext": bitext, "train": {
         "sources": [{"kind": "bitext"}], "decontaminate": False}})
-    assert len(load_sources(off)[0]) == 2
+    assert len(load_sources(off.train, StageContext.of(off))[0]) == 2
 
 
 def test_the_model_card_says_when_training_was_not_decontaminated():
@@ -92,7 +99,7 @@ def test_bitext_source_is_bilingual(m30k):
         "bitext": {"inputs": [{"corpus": "m", "src_lang": "de", "src": m30k["val_de"],
                                "en": m30k["val_en"]}]},
         "train": {"sources": [{"kind": "bitext"}]}})
-    data, rejects = load_sources(cfg)
+    data, rejects = load_sources(cfg.train, StageContext.of(cfg))
     assert set(data["lang2"]) == {"de"} and set(data["lang1"]) == {"en"}
     assert len(data) + len(rejects) == 1014
 
@@ -103,7 +110,7 @@ def test_empty_and_unknown_sentences_are_rejected_with_reasons(tmp_path):
                             "a dog"]}).to_parquet(tmp_path / "p.parquet")
     cfg = _cfg([{"kind": "pairs", "path": str(tmp_path / "p.parquet")}],
                model={"parts": [{"name": "word", "vocab_size": 6}]})
-    prepared = prepare(cfg)
+    prepared = prepare(cfg.train, StageContext.of(cfg))
     data, rejects = prepared.data, prepared.rejects
     assert len(data) + len(rejects) == 5
     assert sorted(rejects["reason"]) == ["all tokens unknown", "empty sentence"]
@@ -112,13 +119,13 @@ def test_empty_and_unknown_sentences_are_rejected_with_reasons(tmp_path):
 def test_bad_sources_are_clear_errors(tmp_path):
     pd.DataFrame({"a": ["x"], "b": ["y"]}).to_parquet(tmp_path / "p.parquet")
     with pytest.raises(SourceError, match="missing column.*ref"):
-        load_sources(_cfg([{"kind": "pairs", "path": str(tmp_path / "p.parquet")}]))
+        load_sources(*_staged([{"kind": "pairs", "path": str(tmp_path / "p.parquet")}]))
     with pytest.raises(SourceError, match="empty"):
-        load_sources(_cfg([]))
+        load_sources(*_staged([]))
     with pytest.raises(SourceError, match="bitext.inputs"):
-        load_sources(_cfg([{"kind": "bitext"}]))
+        load_sources(*_staged([{"kind": "bitext"}]))
     with pytest.raises(SourceError, match="label"):
-        prepare(_cfg([{"kind": "sts"}], loss="contrastive"))
+        prepare(*_staged([{"kind": "sts"}], loss="contrastive"))
     with pytest.raises(ValueError, match="needs 'path'"):
         _cfg([{"kind": "pairs"}])
 
@@ -142,7 +149,7 @@ def test_the_captions_of_one_image_are_one_group_and_never_its_negatives(tmp_pat
             lines[2] = b""
         (base / f"train.{k}.en.gz").write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
     monkeypatch.setenv("PARALIB_DATA", str(tmp_path))
-    data, rejects = load_sources(_cfg([{"kind": "captions"}]))
+    data, rejects = load_sources(*_staged([{"kind": "captions"}]))
     assert len(data) == 10 and len(rejects) == 2
     image = data["s1"].str.split(" ").str[1].to_numpy()
     groups = data["group"].astype("int64").to_numpy()
@@ -163,16 +170,17 @@ def test_the_captions_of_one_image_are_one_group_and_never_its_negatives(tmp_pat
         assert pool_image[j1] != image[i] and pool_image[j2] != image[i]
 
 
-def _multi(corpora: list[dict], **train) -> Config:
-    return Config.model_validate({"bitext": {"corpora": corpora},
-                                  "train": {"sources": [{"kind": "bitext"}], **train}})
+def _multi(corpora: list[dict], **train) -> tuple[TrainConfig, StageContext]:
+    cfg = Config.model_validate({"bitext": {"corpora": corpora},
+                                 "train": {"sources": [{"kind": "bitext"}], **train}})
+    return cfg.train, StageContext.of(cfg)
 
 
 PUD3 = {"name": "pud", "langs": ["ar", "de", "zh"]}
 
 
 def test_multiparallel_pairs_are_decontaminated_with_corpus_and_verse_groups():
-    data, rejects = load_sources(_multi([PUD3, {"name": "bibles", "langs": ["ar", "de"],
+    data, rejects = load_sources(*_multi([PUD3, {"name": "bibles", "langs": ["ar", "de"],
                                                 "limit": 60}]))
     assert set(data["corpus"]) == {"pud", "bibles"}
     # PUD's "Who are they?" is a LASER Tatoeba sentence (data/README.md): removed, counted
@@ -189,9 +197,9 @@ def test_multiparallel_pairs_are_decontaminated_with_corpus_and_verse_groups():
 
 def test_caps_per_corpus_language_and_in_all():
     caps = [{"corpus": "pud", "per_lang": 100}, {"lang": "ara", "max_pairs": 150}]
-    full, _ = load_sources(_multi([PUD3, {"name": "un-testsets", "langs": ["ar"],
+    full, _ = load_sources(*_multi([PUD3, {"name": "un-testsets", "langs": ["ar"],
                                           "limit": 300}]))
-    data, rejects = load_sources(_multi([PUD3, {"name": "un-testsets", "langs": ["ar"],
+    data, rejects = load_sources(*_multi([PUD3, {"name": "un-testsets", "langs": ["ar"],
                                                 "limit": 300}], caps=caps))
     n = data.groupby(["corpus", "lang2"]).size().to_dict()
     assert n[("pud", "de")] == n[("pud", "zh")] == 100
@@ -203,7 +211,7 @@ def test_caps_per_corpus_language_and_in_all():
     assert len(over) == len(full) - len(data)
     assert set(over["detail"]) == {"train.caps[0] (corpus pud: per_lang 100)",
                                    "train.caps[1] (lang ar: max_pairs 150)"}
-    again, _ = load_sources(_multi([PUD3, {"name": "un-testsets", "langs": ["ar"],
+    again, _ = load_sources(*_multi([PUD3, {"name": "un-testsets", "langs": ["ar"],
                                            "limit": 300}], caps=caps))
     assert sorted(again["s2"]) == sorted(data["s2"])  # seeded
 
@@ -212,7 +220,7 @@ def test_a_cap_that_leaves_a_language_no_pair_is_an_error_naming_it():
     with pytest.raises(SourceError, match=r"train\.caps\[0\] \(corpus pud: max_pairs 2\): "
                        r"leaves language '\w+' of corpus 'pud' no pair .*expected at least "
                        "one pair per language"):
-        load_sources(_multi([PUD3], caps=[{"corpus": "pud", "max_pairs": 2}]))
+        load_sources(*_multi([PUD3], caps=[{"corpus": "pud", "max_pairs": 2}]))
 
 
 @pytest.mark.parametrize(("cap", "message"), [
@@ -223,7 +231,7 @@ def test_a_cap_that_leaves_a_language_no_pair_is_an_error_naming_it():
 ])
 def test_a_cap_on_pairs_that_are_not_there_is_an_error(cap, message):
     with pytest.raises(SourceError, match=message):
-        load_sources(_multi([PUD3], caps=[cap]))
+        load_sources(*_multi([PUD3], caps=[cap]))
 
 
 @pytest.mark.parametrize(("train", "message"), [
@@ -246,18 +254,18 @@ def test_mixing_settings_are_validated(train, message):
 def test_corpus_temperature_balances_corpora():
     corpora = [{"name": "pud", "langs": ["ar"], "limit": 100},
                {"name": "un-testsets", "langs": ["ar"], "sets": ["devset"], "limit": 500}]
-    same, _ = load_sources(_multi(corpora))
-    flat, _ = load_sources(_multi(corpora, corpus_temperature=1000.0))
+    same, _ = load_sources(*_multi(corpora))
+    flat, _ = load_sources(*_multi(corpora, corpus_temperature=1000.0))
     before, after = same["corpus"].value_counts(), flat["corpus"].value_counts()
     assert before["un-testsets"] > 4 * before["pud"]
     assert len(flat) == len(same) and abs(after["pud"] - after["un-testsets"]) <= 2
-    kept, _ = load_sources(_multi(corpora, corpus_temperature=1.0))
+    kept, _ = load_sources(*_multi(corpora, corpus_temperature=1.0))
     assert kept["corpus"].value_counts().to_dict() == before.to_dict()
 
 
 def test_no_usable_pair_says_where_the_pairs_went():
     with pytest.raises(SourceError) as err:
-        prepare(_cfg([{"kind": "sts", "min_score": 4.5}]))
+        prepare(*_staged([{"kind": "sts", "min_score": 4.5}]))
     msg = str(err.value)
     got = re.search(r"source 0:sts: ([\d,]+) pair\(s\), 0 left; removed: decontamination "
                     r"([\d,]+) \(sts\w+ \d+, ", msg)
@@ -268,7 +276,7 @@ def test_no_usable_pair_says_where_the_pairs_went():
 def test_vocabulary_sample_by_language_reaches_every_language():
     from paralib.train.sources import vocabulary_sample
 
-    data, _ = load_sources(_multi([PUD3]))
+    data, _ = load_sources(*_multi([PUD3]))
     english = set(data["s1"])
     first = vocabulary_sample(data, 400, "order", 1)
     assert first == pd.concat([data["s1"], data["s2"]]).iloc[:400].tolist()

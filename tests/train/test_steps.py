@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from paralib.config import Config
+from paralib.io.context import StageContext
 from paralib.models import ParaphraseModel
 from paralib.train.batches import pair_batch
 from paralib.train.dev import dev_pearson, load_dev
@@ -45,7 +46,7 @@ def _config(parts, **train) -> Config:
 def _train(cfg: Config):
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    prepared = prepare(cfg)
+    prepared = prepare(cfg.train, StageContext.of(cfg))
     data, toks = prepared.data, prepared.tokenizers
     model = ParaphraseModel(cfg.train.model, toks)
     model.initialise()
@@ -141,7 +142,8 @@ def test_contrastive_loss_on_labelled_pairs(tmp_path, dev):
 
     from paralib.train.sources import load_sources
 
-    pos, _ = load_sources(_config([ENCODERS["sp"]]))
+    cfg = _config([ENCODERS["sp"]])
+    pos, _ = load_sources(cfg.train, StageContext.of(cfg))
     rng = np.random.default_rng(0)
     neg = pos.assign(s2=pos["s2"].to_numpy()[rng.permutation(len(pos))])
     labelled = pd.concat([pos.assign(label=1), neg.assign(label=0)])

@@ -58,6 +58,7 @@ def test_s3_glob_and_missing(s3_endpoint, bucket):
 @pytest.mark.slow
 def test_train_checkpoints_to_s3(ray_session, s3_endpoint, bucket, tmp_path):
     """Ray Train's run storage (checkpoints) on an S3 endpoint: ``train.storage_path: s3://``."""
+    from paralib.io.context import StageContext
     from paralib.train.run import train
 
     cfg = load_config(None, [
@@ -67,7 +68,7 @@ def test_train_checkpoints_to_s3(ray_session, s3_endpoint, bucket, tmp_path):
         "train.epochs=1", "train.cpus_per_worker=0.5", "train.dev=none",
         "train.storage_path=s3://paralib-test/runs", "train.name=s3run",
         f"train.output={tmp_path / 'model'}"])
-    summary = train(cfg, progress=False)
+    summary = train(cfg.train, StageContext.of(cfg, progress=False))
     assert summary.run == "s3://paralib-test/runs/s3run"
     keys = [o["Key"] for o in bucket.list_objects_v2(Bucket="paralib-test",
                                                      Prefix="runs/s3run/")["Contents"]]

@@ -142,12 +142,13 @@ def test_a_space_without_selection_needs_no_scored_pairs(corpus, tmp_path):
 
 
 def test_sources_filter_languages_and_sample(corpus):
+    from paralib.io.context import StageContext
     from paralib.train.sources import load_sources
 
     def langs(**src) -> pd.Series:
         cfg = Config.model_validate({"train": {"decontaminate": False, "sources": [
             {"kind": "corpus", "path": str(corpus), **src}]}})
-        data, _ = load_sources(cfg, seed=3)
+        data, _ = load_sources(cfg.train, StageContext.of(cfg), seed=3)
         return data["lang2"].value_counts()
 
     assert langs().to_dict() == {"de": ROWS, "fr": ROWS, "en": ROWS}
