@@ -184,6 +184,8 @@ class TrainingSummary(Contract):
     resumed_from_epoch: int = 0
     run: str | None = None
     decontaminated: dict[str, int] | str | None = None
+    # the training mix: pairs per corpus and language (train/sources.py mix_counts)
+    mix: dict[str, dict[str, int]] = Field(default_factory=dict)
     engine: str = "ray"
     trained: bool = True
     # seconds of each phase of the call (prepare, ray_init, ship, train), in order

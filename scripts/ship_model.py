@@ -28,10 +28,16 @@ from paralib.models.folder import check_replaceable, replace_with
 ROOT = Path(__file__).resolve().parent.parent
 KEEP = ("config.json", "model.safetensors", "tokenizers", "training.json", "training.md",
         "training.png")
-LICENCES = {  # the training data's terms (../shared/data/README.md)
-    "corpus": "WMT news (research use), Tatoeba Challenge (CC BY 2.0 FR), NTREX-128 "
-              "(CC BY-SA 4.0), TICO-19 (CC0 1.0), Bible versions (public domain)",
-    "captions": "Multi30k (research, non-commercial: Flickr terms)",
+TERMS = {  # each corpus's terms (../shared/data/README.md)
+    "wmt-news": "WMT news (research use)", "tatoeba-challenge": "Tatoeba Challenge (CC BY 2.0 FR)",
+    "ntrex-128": "NTREX-128 (CC BY-SA 4.0)", "tico-19": "TICO-19 (CC0 1.0)",
+    "bible-versions": "Bible versions (public domain)",
+    "bibles": "eBible and SWORD Bibles (public domain, CC BY-SA 4.0, CC BY 4.0 or CC BY 3.0 "
+              "by translation; credits in ../shared/data/bitext/bibles/translations.tsv)",
+    "un-testsets": "UN Parallel Corpus v1.0 dev/test (UN terms: the UN acknowledged as the "
+                   "source)",
+    "pud": "Parallel Universal Dependencies (CC BY-SA 3.0)",
+    "multi30k": "Multi30k (research, non-commercial: Flickr terms)",
 }
 FLOAT32 = "- weights: float32 (`model.safetensors`)"  # the card's weights line without --fp16
 # the card's default sentence on what the model is for (--purpose)
@@ -77,6 +83,42 @@ def corpus_removals(train_config: Path) -> dict[str, int]:
                 evalset = reason.split(": ", 1)[1].split(" ")[0]
                 counts[evalset] = counts.get(evalset, 0) + n
     return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def corpus_names(train_config: Path) -> list[str]:
+    """The corpora a training config reads: those of the ``paralib decontaminate`` config
+    that made each ``corpus`` source (``configs/<folder name>.yaml``), its own bitext's, and
+    ``multi30k`` for captions."""
+    from paralib.config import load_config
+
+    cfg, names = load_config(train_config), []
+    for src in cfg.train.sources:
+        made = ROOT / "configs" / f"{Path(src.path or '').name}.yaml"
+        if src.kind == "corpus" and made.is_file():
+            names += [c.name for c in load_config(made).bitext.corpora]
+        elif src.kind == "bitext":
+            names += [c.name for c in cfg.bitext.corpora]
+        elif src.kind == "captions":
+            names.append("multi30k")
+    return list(dict.fromkeys(names))
+
+
+def training_mix(summary: dict, train_config: Path) -> list[str]:
+    """The card's lines on the training mix: ``training.json``'s ``mix``, or for a model
+    trained before summaries had one, the mix recomputed from its config's sources
+    (:func:`paralib.train.sources.load_sources`, the same seed; before tokenisation)."""
+    from paralib.config import load_config
+    from paralib.io.context import StageContext
+    from paralib.train.report import mix_lines
+    from paralib.train.sources import load_sources, mix_counts
+
+    if summary.get("mix"):
+        return ["- mix (pairs per corpus and language):", *mix_lines(summary["mix"])]
+    cfg = load_config(train_config)
+    data, _ = load_sources(cfg.train, StageContext.of(cfg, progress=False), cfg.train.seed)
+    return [f"- mix (pairs per corpus and language, recomputed from the sources of "
+            f"`{train_config}`: {len(data):,} pairs before tokenisation):",
+            *mix_lines(mix_counts(data))]
 
 
 def fp16_line(name: str, fp16: Path) -> str:
@@ -130,7 +172,7 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
     from paralib.config import load_config
 
     train = load_config(train_config).train
-    sources = sorted({s.kind for s in train.sources})
+    corpora = corpus_names(train_config)
     made = [f"paralib decontaminate --config configs/{Path(s.path).name}.yaml"
             for s in train.sources if s.kind == "corpus" and s.path]
     command = " && ".join([*made, f"paralib train --config {train_config}"])
@@ -153,7 +195,7 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
     front = ["---", "language:", *[f"- {lang}" for lang in langs], "license: other",
              "license_name: training-data-terms", "library_name: paralib",
              "tags:", "- sentence-similarity", "- paraphrastic-embeddings",
-             "- static-embeddings", "datasets:", "- wmt-news", "- tatoeba-challenge",
+             "- static-embeddings", "datasets:", *[f"- {c}" for c in corpora],
              "- ntrex-128", "- tico-19", "- bible-versions", "- multi30k", "---"]
     body = [
         f"# {name}", "",
@@ -170,11 +212,13 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
         "`paralib decontaminate` from the corpus: "
         + (", ".join(f"{k} {v:,}" for k, v in earlier.items()) or "none") +
         f"; by `paralib train` from the other sources (the captions): {removed_text}",
+        *[line if line.startswith("- mix") else "  " + line
+          for line in training_mix(summary, train_config)],
         f"- reproduce from `../shared/data`: `{command}`",
         f"- took {seconds / 60:.1f} minutes of training ({rate:,.0f} pairs/s) with "
         f"{summary.get('workers', 1)} Ray Train worker(s), gpu {summary.get('gpu')}, on "
         f"{platform.machine()} with 2 CPU cores",
-        "- data terms: " + ("; ".join(LICENCES[s] for s in sources if s in LICENCES)
+        "- data terms: " + ("; ".join(TERMS[c] for c in corpora if c in TERMS)
                             or "see ../shared/data/README.md"),
         weights, "",
         "## Scores beside its peers", "",

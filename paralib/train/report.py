@@ -27,6 +27,20 @@ def _sd(entry: EpochRecord) -> str:
     return f"{sd:.4f}" + (" *" if entry.collapsed else "")
 
 
+def mix_lines(mix: dict[str, dict[str, int]], top: int = 8) -> list[str]:
+    """The training mix as Markdown list items: each corpus's pairs, its share of all
+    pairs and its ``top`` largest languages."""
+    total = sum(n for langs in mix.values() for n in langs.values()) or 1
+    lines = []
+    for corpus, langs in mix.items():
+        pairs = sum(langs.values())
+        largest = ", ".join(f"{lang} {n:,}" for lang, n in list(langs.items())[:top])
+        more = f", and {len(langs) - top} more languages" if len(langs) > top else ""
+        lines.append(f"- {corpus}: {pairs:,} pairs ({100 * pairs / total:.1f}%): "
+                     f"{largest}{more}")
+    return lines
+
+
 def write_report(folder: Path, summary: TrainingSummary | dict) -> dict[str, str]:
     """Write the three report files; returns their paths."""
     plt = pyplot()
@@ -51,6 +65,9 @@ def write_report(folder: Path, summary: TrainingSummary | dict) -> dict[str, str
             dec.items())) or "no pair shared a side with an evaluation set") + ".\n\n")
     elif dec:
         head += f"**Not decontaminated**: {dec}.\n\n"
+    if summary.mix:
+        head += "Mix (pairs per corpus and language):\n\n" + "\n".join(
+            mix_lines(summary.mix)) + "\n\n"
     gone = [h.epoch for h in history if h.collapsed]
     if gone:
         head += (f"**The encoder collapsed** in epoch(s) {', '.join(map(str, gone))}: the dev "

@@ -34,6 +34,7 @@ from paralib.train.sources import (
     SourceError,
     decontamination_counts,
     load_sources,
+    mix_counts,
     shortage,
     vocabulary_sample,
 )
@@ -174,7 +175,7 @@ def _summary(tcfg: TrainConfig, prepared: Prepared, outcome: Outcome, engine: st
         resumed_from_epoch=outcome.resumed_from, run=outcome.run,
         decontaminated=(decontamination_counts(prepared.rejects) if tcfg.decontaminate
                         else "off (train.decontaminate: false)"),
-        engine=engine, trained=trained, timings=timings)
+        mix=mix_counts(prepared.data), engine=engine, trained=trained, timings=timings)
 
 
 def loop_config(tcfg: TrainConfig, prepared: Prepared, use_gpu: bool, data: Any,

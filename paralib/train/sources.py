@@ -329,6 +329,17 @@ def vocabulary_sample(data: pd.DataFrame, size: int, by: str, seed: int) -> list
     return sents["text"].iloc[:size].tolist()
 
 
+def mix_counts(data: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """The training mix: pairs per corpus and language, a pair's language being its
+    non-English side's (``en`` for English paraphrase pairs), largest first."""
+    lang = data["lang1"].where(data["lang1"] != "en", data["lang2"]).astype(str)
+    counts = data.groupby([data["corpus"].astype(str), lang]).size()
+    mix: dict[str, dict[str, int]] = {}
+    for (corpus, language), n in counts.sort_values(ascending=False).items():
+        mix.setdefault(corpus, {})[language] = int(n)
+    return dict(sorted(mix.items(), key=lambda kv: -sum(kv[1].values())))
+
+
 def shortage(data: pd.DataFrame, rejects: pd.DataFrame) -> str:
     """Where the training pairs went, per source: how many it had, how many are left, and
     how many each reason removed (decontamination per evaluation set)."""

@@ -63,3 +63,15 @@ def test_vocabulary_sentence_says_what_the_sample_covered(ship, sample, pairs, s
 def test_vocabulary_sentence_of_a_sample_by_language(ship):
     said = ship.vocabulary_sentence({"sp"}, 2_000_000, 499_214, 13, "language")
     assert "2,000,000 distinct sentences spread evenly over the 13 languages" in said
+
+
+def test_the_card_names_the_corpora_their_terms_and_the_mix(ship):
+    multi = ship.corpus_names(PROJECT_ROOT / "configs" / "paralib-multi.yaml")
+    assert multi[0] == "wmt-news" and multi[-3:] == ["bibles", "un-testsets", "pud"]
+    english = ship.corpus_names(PROJECT_ROOT / "configs" / "paralib-en.yaml")
+    assert english[-1] == "multi30k" and "bibles" not in english
+    assert set(multi + english) <= set(ship.TERMS)
+    lines = ship.training_mix({"mix": {"bibles": {"ar": 3, "de": 1}, "pud": {"tr": 4}}},
+                              PROJECT_ROOT / "configs" / "paralib-multi.yaml")
+    assert lines == ["- mix (pairs per corpus and language):",
+                     "- bibles: 4 pairs (50.0%): ar 3, de 1", "- pud: 4 pairs (50.0%): tr 4"]

@@ -10,8 +10,14 @@ import pytest
 from paralib.config import Config
 from paralib.io.context import StageContext
 from paralib.train.config import TrainConfig
+from paralib.train.report import mix_lines
 from paralib.train.run import prepare
-from paralib.train.sources import SourceError, decontamination_counts, load_sources
+from paralib.train.sources import (
+    SourceError,
+    decontamination_counts,
+    load_sources,
+    mix_counts,
+)
 
 
 def _cfg(sources, **train) -> Config:
@@ -214,6 +220,15 @@ def test_caps_per_corpus_language_and_in_all():
     again, _ = load_sources(*_multi([PUD3, {"name": "un-testsets", "langs": ["ar"],
                                            "limit": 300}], caps=caps))
     assert sorted(again["s2"]) == sorted(data["s2"])  # seeded
+    # the mix the model card reports: pairs per corpus and language, largest corpus first
+    mix = mix_counts(data)
+    assert mix["pud"] == {"de": 100, "zh": 100, "ar": n[("pud", "ar")]}
+    assert list(mix["pud"].values()) == sorted(mix["pud"].values(), reverse=True)
+    assert mix["un-testsets"] == {"ar": n[("un-testsets", "ar")]}
+    assert sum(sum(v.values()) for v in mix.values()) == len(data)
+    lines = mix_lines(mix, top=1)
+    assert lines[0].startswith(f"- {next(iter(mix))}: ") and "and 2 more languages" in \
+        next(line for line in lines if line.startswith("- pud"))
 
 
 def test_a_cap_that_leaves_a_language_no_pair_is_an_error_naming_it():
