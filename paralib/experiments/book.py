@@ -27,7 +27,7 @@ from filelock import FileLock
 from paralib.errors import ConfigurationError
 
 REGION_BEGIN, REGION_END = "<!-- experiments:begin -->", "<!-- experiments:end -->"
-REGION_HEAD = ("## Experiments\n\nReproductions of the papers' tables (issue 7), each written by "
+REGION_HEAD = ("## Experiments\n\nReproductions of the papers' tables, each written by "
                "`paralib experiment NAME`; the paper's numbers are typed from the paper, ours "
                "are measured here. The record of every run behind a section (config "
                "fingerprints, training summary, scores, seconds, when and on what machine it "

@@ -6,7 +6,7 @@ threshold: a translation identical to its reference (``identical``), and a (ref,
 that already occurred earlier in the batch (``duplicate``; the first occurrence is kept, so
 dropping ``duplicate == 1`` keeps one copy). Texts are compared after stripping surrounding
 whitespace; ``identical_tokens`` also counts pairs that differ only in case, spacing or
-punctuation spacing (equal under :mod:`paralib.filters.tokenize`).
+punctuation spacing (equal under :mod:`paralib.text`).
 
 Duplicates are found within the batch given; run the scorer over a whole shard (or a
 repartitioned dataset keyed by pair) for corpus-wide de-duplication.

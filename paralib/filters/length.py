@@ -15,7 +15,7 @@ from paralib.filters.tokenize import pair_tokens
 
 @register
 class LengthScorer(Scorer):
-    """``len_trans``, ``len_ref``: token counts under :mod:`paralib.filters.tokenize`."""
+    """``len_trans``, ``len_ref``: token counts under :mod:`paralib.text`."""
 
     name = "length"
     columns = ("len_trans", "len_ref")

@@ -3,7 +3,7 @@
 The paper trains "a separate language model for each language/data pair on 40,000 references"
 (:mod:`paralib.lm.train`) and tunes an upper bound on the translations' perplexity over
 {25, 50, 75, 100, 150, 200, inf}. The translation is tokenised as the training references were
-(:mod:`paralib.filters.tokenize`) and scored with sentence boundaries:
+(:mod:`paralib.text`) and scored with sentence boundaries:
 
     lm_ppl = 10 ** (-log10 P(<s> w_1 .. w_n </s>) / (n + 1))
 

@@ -1,15 +1,9 @@
-"""The shared simple tokeniser of the length, overlap, BLEU and LM scorers (2017 §5.5-5.7).
+"""Both sides of a batch of pairs as integer tokens, for the length, overlap, BLEU and LM
+scorers (2017 §5.5-5.7), tokenised by paralib's one rule (:mod:`paralib.text`).
 
-Lower-cases and splits punctuation off words: runs of letters, digits and "_" are words,
-runs of other non-space characters are tokens of their own (the rule of :mod:`paralib.text`,
-written for Arrow's RE2 so that a whole column is tokenised in C++), so "A dog's ball..." is
-``a dog ' s ball ...``. The same tokens feed the length scorer (tokens of the translation,
-§5.5), the n-gram overlap and BLEU scorers (§5.7) and the KenLM language model (§5.6), which is
-trained on references tokenised the same way.
-
-For speed a batch is tokenised once into flat integer arrays (a vocabulary shared by the two
-columns, tokens per sentence), and the clipped n-gram matches of every pair are counted with one
-numpy sort per order over packed (pair, n-gram) keys, not with per-row dictionaries.
+A batch is tokenised once into flat integer arrays (a vocabulary shared by the two columns,
+tokens per sentence), and the clipped n-gram matches of every pair are counted with one numpy
+sort per order over packed (pair, n-gram) keys, not with per-row dictionaries.
 :func:`pair_tokens` reuses the result for the batch object it was given through a
 :class:`BatchCache` its caller owns: a scoring actor gives one to all its scorers, so the
 length, overlap, BLEU, duplicates and LM scorers share one tokenisation of each batch.
@@ -26,60 +20,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-# RE2 (Arrow) pattern: a run of characters that are neither letters, digits, "_" nor spaces is
-# a token of its own; the rest splits on (Unicode) whitespace.
-_PUNCT = r"([^\pL\pN_\s\p{Z}]+)"
+from paralib.text import arrow_strings, token_lists
+
 # Keys of (pair, n-gram) are packed into int64; above this many bits the n-gram ids are first
 # made dense (exact either way).
 _KEY_BITS = 62
-
-
-def _arrow_strings(texts: pd.Series | list[str] | pa.Array) -> pa.Array:
-    if not isinstance(texts, (pa.Array, pa.ChunkedArray)):
-        texts = pa.array(pd.Series(texts, dtype=object) if isinstance(texts, list) else texts,
-                         from_pandas=True)
-    if isinstance(texts, pa.ChunkedArray):
-        texts = texts.combine_chunks()
-    if not pa.types.is_string(texts.type):
-        texts = texts.cast(pa.string())
-    return pc.fill_null(texts, "")
-
-
-def token_lists(texts: pd.Series | list[str] | pa.Array) -> pa.ListArray:
-    """Tokens of every text as an Arrow list array (vectorised: Arrow's RE2, no Python loop).
-
-    Lower-case, put spaces around punctuation runs, split on whitespace, drop empty tokens.
-    Missing texts have no tokens.
-    """
-    low = pc.utf8_lower(_arrow_strings(texts))
-    spaced = pc.utf8_trim_whitespace(pc.replace_substring_regex(low, _PUNCT, r" \1 "))
-    # trimmed first: pyarrow 26's utf8_split_whitespace sometimes kept the trailing space in
-    # the last token of the last text ("fabric . " -> [..., ". "]), depending on earlier calls
-    lists = pc.utf8_split_whitespace(spaced)
-    flat = pc.list_flatten(lists)
-    nonempty = pc.not_equal(flat, "")
-    if pc.all(nonempty).as_py() is not False:
-        return lists
-    parents = pc.list_parent_indices(lists).to_numpy()
-    keep = nonempty.to_numpy(zero_copy_only=False)
-    counts = np.bincount(parents[keep], minlength=len(lists))
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
-    return pa.ListArray.from_arrays(pa.array(offsets), pc.filter(flat, nonempty))
-
-
-def tokenize(text: str) -> list[str]:
-    """Tokens of one text: lower-cased, punctuation runs split off."""
-    return tokenize_many([text])[0]
-
-
-def tokenize_many(texts: pd.Series | list[str]) -> list[list[str]]:
-    """Tokens of many texts (``None``/NaN count as empty)."""
-    return token_lists(texts).to_pylist()
-
-
-def detokenized(texts: pd.Series | list[str]) -> list[str]:
-    """Texts as space-joined tokens (the form the KenLM model is trained and queried on)."""
-    return pc.binary_join(token_lists(texts), " ").to_pylist()
 
 
 @dataclass
@@ -201,7 +146,7 @@ def encode_pairs(ref: pd.Series | list[str], trans: pd.Series | list[str]) -> Pa
 
 def pair_texts(batch: pd.DataFrame) -> tuple[pa.Array, pa.Array]:
     """The ``ref`` and ``trans`` columns as Arrow strings (missing texts as "")."""
-    return _arrow_strings(batch["ref"]), _arrow_strings(batch["trans"])
+    return arrow_strings(batch["ref"]), arrow_strings(batch["trans"])
 
 
 def row_positions(batch: pd.DataFrame, parent: pd.DataFrame) -> np.ndarray | None:

@@ -6,7 +6,7 @@ language model and use the KenLM toolkit." :func:`hold_out_references` picks tho
 from the candidate pairs (per ``corpus`` and ``src_lang``; fewer than 40,000 when the corpus
 is small) and returns the ids to leave out of mining; :func:`train_lm` runs KenLM's own
 ``lmplz`` and ``build_binary`` on them. Texts are tokenised with
-:mod:`paralib.filters.tokenize` before training, and the scorer tokenises translations the same
+:mod:`paralib.text` before training, and the scorer tokenises translations the same
 way before querying.
 
 ``lmplz`` estimates modified Kneser-Ney discounts from counts of counts; on small or repetitive
@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from paralib.errors import MissingError
-from paralib.filters.tokenize import detokenized
+from paralib.text import detokenized
 
 PAPER_REFERENCES = 40_000
 

@@ -43,7 +43,7 @@ def check_model_dir(path: str | Path) -> Path:
     return p
 
 
-class ModelFileError(InputError, ValueError):
+class CTranslate2ModelError(InputError, ValueError):
     """A ``model.bin`` that is not a CTranslate2 model."""
 
 
@@ -60,8 +60,9 @@ def check_model_header(path: Path) -> None:
         name = head[6:6 + size].rstrip(b"\0")
         if 1 <= version <= 64 and name.endswith(b"Spec") and name.isascii():
             return
-    raise ModelFileError(f"{path}: not a CTranslate2 model ({found}); expected the model.bin "
-                         "written by 'paralib mt convert' or ct2-transformers-converter")
+    raise CTranslate2ModelError(f"{path}: not a CTranslate2 model ({found}); expected the "
+                                "model.bin written by 'paralib mt convert' or "
+                                "ct2-transformers-converter")
 
 
 def model_info(path: str | Path) -> dict:

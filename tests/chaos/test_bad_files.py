@@ -17,7 +17,7 @@ from paralib.io.parquet import ParquetInputError, read_parquet
 from paralib.models.errors import ModelLoadError
 from paralib.paths import models_root
 from paralib.select.files import read_pairs
-from paralib.translate.translator import ModelFileError, check_model_dir
+from paralib.translate.translator import CTranslate2ModelError, check_model_dir
 
 
 def test_fake_and_truncated_gzip_name_the_file(tmp_path):
@@ -62,7 +62,7 @@ def test_garbage_model_bin_is_refused_before_any_actor(tmp_path, capsys):
     bad = tmp_path / "bad-mt"
     shutil.copytree(models_root() / "de-en", bad)
     (bad / "model.bin").write_bytes(b"<html>not a model</html>" * 4)
-    with pytest.raises(ModelFileError, match="not a CTranslate2 model"):
+    with pytest.raises(CTranslate2ModelError, match="not a CTranslate2 model"):
         check_model_dir(bad)
     code = main(["backtranslate", "--set", f"backtranslate.model={bad}",
                  "--set", f"backtranslate.output={tmp_path}/out"])

@@ -10,7 +10,8 @@ import sacrebleu
 
 from paralib.filters import ScorerError, get_scorer
 from paralib.filters.bleu import nakov_bleu
-from paralib.filters.tokenize import detokenized, encode_pairs
+from paralib.filters.tokenize import encode_pairs
+from paralib.text import detokenized
 
 
 def test_bleu_by_hand(hand_pairs):

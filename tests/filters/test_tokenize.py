@@ -7,6 +7,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
+from paralib import text
 from paralib.filters import get_scorer
 from paralib.filters import tokenize as tk
 
@@ -16,16 +17,24 @@ def _ngrams(tokens: list[str], n: int) -> Counter:
 
 
 def test_tokenize_lowercases_and_splits_punctuation():
-    assert tk.tokenize("A dog's ball... Café\u00a0OK!") == [
+    assert text.tokenize("A dog's ball... Café\u00a0OK!") == [
         "a", "dog", "'", "s", "ball", "...", "café", "ok", "!"]
-    assert tk.tokenize("") == [] and tk.tokenize("   ") == []
-    assert tk.tokenize_many(["Two men.", None]) == [["two", "men", "."], []]
-    assert tk.detokenized(["  A  red\tcar,fast "]) == ["a red car , fast"]
+    assert text.tokenize("") == [] and text.tokenize("   ") == []
+    assert text.tokenize_all(["Two men.", None]) == [["two", "men", "."], []]
+    assert text.detokenized(["  A  red\tcar,fast "]) == ["a red car , fast"]
+
+
+def test_columns_follow_the_one_rule_in_arrow_and_in_python():
+    ascii_ = [chr(c) for c in range(128)]  # Arrow's path: every pair of ASCII characters
+    texts = [f"A{c}{d}b {c}" for c in ascii_ for d in ascii_]
+    texts += ["", "  ", "\x1c\x0b", " a\x1f ", "İstanbul ΟΔΟΣ.", "a\u1c89b"]
+    assert text.tokenize_all(texts) == [text.tokenize(t) for t in texts]
+    assert text.tokenize_all(["İ"]) == [["i", "\u0307"]] and text.tokenize("ΟΣ") == ["ος"]
 
 
 def test_matches_agree_with_counters_on_real_pairs(m30k_pairs):
     toks = tk.encode_pairs(m30k_pairs.ref, m30k_pairs.trans)
-    refs, hyps = tk.tokenize_many(m30k_pairs.ref), tk.tokenize_many(m30k_pairs.trans)
+    refs, hyps = text.tokenize_all(m30k_pairs.ref), text.tokenize_all(m30k_pairs.trans)
     assert toks.lengths["ref"].tolist() == [len(t) for t in refs]
     for n in (1, 2, 3, 4):
         want = [sum((_ngrams(r, n) & _ngrams(h, n)).values()) for r, h in zip(refs, hyps,
@@ -119,11 +128,11 @@ def test_tokens_never_hold_whitespace_and_do_not_depend_on_earlier_calls(m30k_pa
     # space in the last token of the last text, depending on earlier calls; this loop showed it
     refs, caps = m30k_pairs.ref.tolist(), m30k_pairs.trans.to_numpy(dtype=object)
     for n in (40, 41, 100, 7, 333):
-        first = tk.tokenize_many(refs[:n])
+        first = text.tokenize_all(refs[:n])
         for k in range(10):
-            tk.tokenize_many(refs)
-            tk.tokenize_many(list(np.roll(caps, k)))
-            again = tk.tokenize_many(refs[:n])
+            text.tokenize_all(refs)
+            text.tokenize_all(list(np.roll(caps, k)))
+            again = text.tokenize_all(refs[:n])
             assert again == first
             assert all(t and " " not in t for sent in again for t in sent)
-    assert tk.tokenize_many(refs[:40])[39][-3:] == ["nylon", "fabric", "."]
+    assert text.tokenize_all(refs[:40])[39][-3:] == ["nylon", "fabric", "."]

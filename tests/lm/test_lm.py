@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 
 from paralib.filters import ScorerError, get_scorer
-from paralib.filters.tokenize import detokenized
 from paralib.lm import (
     KenLMNotFoundError,
     find_kenlm_binary,
@@ -22,6 +21,7 @@ from paralib.lm import (
     train_lm,
 )
 from paralib.lm.train import train_lms
+from paralib.text import detokenized
 
 kenlm = pytest.importorskip("kenlm")
 
