@@ -221,17 +221,30 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
         "- data terms: " + ("; ".join(TERMS[c] for c in corpora if c in TERMS)
                             or "see ../shared/data/README.md"),
         weights, "",
-        "## Scores beside its peers", "",
-        "Pearson's r x 100 (`python benchmarks/quality.py`, one run, the same sentences):", "",
-        peers_table(quality, name), ""]
+        *peers_section(quality, name)]
     return "\n".join(front + [""] + body)
+
+
+def peers_section(quality: Path, name: str) -> list[str]:
+    """The card's last section: this model's row beside its peers."""
+    return ["## Scores beside its peers", "", "Pearson's r x 100 (`python benchmarks/quality.py`, "
+            "one run, the same sentences):", "", peers_table(quality, name), ""]
+
+
+def refresh_peers(folder: Path, name: str, quality: Path) -> None:
+    """Rewrite the peers section of a shipped model's card from ``quality`` (after a new
+    ``benchmarks/quality.py`` run), leaving the rest of the card as it is."""
+    card_path = folder / "README.md"
+    text = card_path.read_text(encoding="utf-8")
+    head = text[: text.index("## Scores beside its peers")]
+    card_path.write_text(head + "\n".join(peers_section(quality, name)), encoding="utf-8")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folder")
     ap.add_argument("name")
-    ap.add_argument("--config", required=True, help="the training config (the card's "
+    ap.add_argument("--config", help="the training config (the card's "
                     "command and sources)")
     ap.add_argument("--quality", default=str(ROOT / "benchmarks/results/quality.json"))
     ap.add_argument("--purpose", default=PURPOSE,
@@ -239,9 +252,17 @@ def main() -> None:
     ap.add_argument("--fp16", action="store_true", help="ship float16 weights; the card "
                     "quotes benchmarks/results/fp16.json's row for NAME")
     ap.add_argument("--fp16-report", default=str(ROOT / "benchmarks/results/fp16.json"))
+    ap.add_argument("--peers-only", action="store_true", help="only rewrite the peers "
+                    "section of models/NAME's card from --quality (FOLDER is not read)")
     args = ap.parse_args()
     src = Path(args.folder)
     dst = ROOT / "models" / args.name
+    if args.peers_only:
+        refresh_peers(dst, args.name, Path(args.quality))
+        print(f"refreshed the peers of {dst / 'README.md'}")
+        return
+    if not args.config:
+        ap.error("--config is required to ship a model (its card's command and sources)")
     check_replaceable(dst)  # only a model folder paralib made is replaced
     weights = fp16_line(args.name, Path(args.fp16_report)) if args.fp16 else FLOAT32
     tmp = Path(tempfile.mkdtemp(dir=dst.parent, prefix=".paralib-"))

@@ -75,3 +75,19 @@ def test_the_card_names_the_corpora_their_terms_and_the_mix(ship):
                               PROJECT_ROOT / "configs" / "paralib-multi.yaml")
     assert lines == ["- mix (pairs per corpus and language):",
                      "- bibles: 4 pairs (50.0%): ar 3, de 1", "- pud: 4 pairs (50.0%): tr 4"]
+
+
+def test_refresh_peers_rewrites_only_the_peers_section(ship, tmp_path):
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "README.md").write_text("---\nlanguage:\n- en\n---\n\n# m\n\n## Training\n\n- kept\n"
+                                      "\n## Scores beside its peers\n\nold table\n")
+    quality = tmp_path / "quality.json"
+    quality.write_text(json.dumps({"rows": [{"model": "m", "STSB test": 77.44},
+                                            {"model": "peer", "STSB test": 70.0}],
+                                   "notes": {"peer": "a peer"}}))
+    ship.refresh_peers(folder, "m", quality)
+    card = (folder / "README.md").read_text()
+    assert card.startswith("---\nlanguage:\n- en\n---\n\n# m\n\n## Training\n\n- kept\n")
+    assert "old table" not in card and "| **m** |" in card and "| peer |" in card
+    assert "77.4" in card and card.count("## Scores beside its peers") == 1
