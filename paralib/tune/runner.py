@@ -140,7 +140,6 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
              progress: bool = True) -> TuneSummary:
     """Run the search; returns the summary also written to the report's ``report.json``."""
     from ray import tune
-    from ray.tune.schedulers import ASHAScheduler
 
     from paralib.tune.reaper import PlacementGroupReaper
 
@@ -171,11 +170,7 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
     search_alg, num_samples = make_search(search, space, points, concurrent, seed, samples)
     use_asha = spec.asha.enabled if opts.asha is None else opts.asha
     max_t = _max_epochs(space, base)
-    # max_t one past the last epoch: Tune stops a trial that reaches max_t, which would kill
-    # a trial finishing on its own before train() writes its model folder
-    scheduler = ASHAScheduler(time_attr="training_iteration", max_t=max_t + 1,
-                              grace_period=min(spec.asha.grace_period, max_t),
-                              reduction_factor=spec.asha.reduction_factor) if use_asha else None
+    scheduler, asha = _asha(spec, max_t, use_asha)
     setup = TrialSetup(base=base.model_dump(), params=[p.name for p in space.params],
                        experiment=experiment, select=space_selects(space, base))
     storage_fs, storage_path = None, storage
@@ -187,16 +182,8 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
              "on" if use_asha else "off", max_t,
              "each trial selects from select.input" if setup.select else
              "trials train on train.sources (no selection)", experiment)
-    callbacks: list = [reaper]
-    if cfg.ray.stall_timeout_s is not None:  # trials that never start fail the run
-        from paralib.tune.stall import StallWatch
-
-        callbacks.append(StallWatch(cfg.ray.stall_timeout_s, f"tune {name}", num_samples))
     quiet_bar = progress and not current().verbose  # one bar instead of Tune's tables
-    if quiet_bar:
-        from paralib.tune.progress import TrialBar
-
-        callbacks.append(TrialBar(num_samples, spec.metric, space.mode, desc=f"tune {name}"))
+    callbacks = _callbacks(reaper, cfg, space, name, num_samples, quiet_bar)
     tuner = tune.Tuner(
         tune.with_resources(tune.with_parameters(run_trial, setup=setup),
                             {"CPU": spec.trial_cpus}),
@@ -216,8 +203,7 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
     summary = TuneSummary(
         name=name, space=str(space.path), description=spec.description, search=search,
         metric=spec.metric, mode=space.mode, seed=seed,
-        asha={"enabled": use_asha, "max_t": max_t, "grace_period": spec.asha.grace_period,
-              "reduction_factor": spec.asha.reduction_factor},
+        asha=asha,
         concurrent=concurrent, trial_cpus=spec.trial_cpus, worker_bundles=bundles,
         experiment=experiment, seconds=round(seconds, 1), selects=setup.select,
         parameters=[{"name": p.name, "kind": p.kind, "values": p.values, "low": p.low,
@@ -225,6 +211,45 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
         placement_groups_reaped=len(reaper.removed), trials=trials,
         tensorboard=f"tensorboard --logdir {experiment}",
         best=best_epoch(trials, spec.metric, space.mode))
+    _report(summary, suites, cfg, experiment)
+    return summary
+
+
+def _asha(spec: Any, max_t: int, enabled: bool) -> tuple[Any, dict[str, Any]]:
+    """The ASHA scheduler (``None`` when off) and the summary's record of it. Its ``max_t``
+    is one past the last epoch: Tune stops a trial that reaches ``max_t``, which would kill a
+    trial finishing on its own before ``train()`` writes its model folder."""
+    from ray.tune.schedulers import ASHAScheduler
+
+    scheduler = ASHAScheduler(time_attr="training_iteration", max_t=max_t + 1,
+                              grace_period=min(spec.asha.grace_period, max_t),
+                              reduction_factor=spec.asha.reduction_factor) if enabled else None
+    return scheduler, {"enabled": enabled, "max_t": max_t,
+                       "grace_period": spec.asha.grace_period,
+                       "reduction_factor": spec.asha.reduction_factor}
+
+
+def _callbacks(reaper: Any, cfg: Config, space: Space, name: str, num_samples: int,
+               quiet_bar: bool) -> list:
+    """Tune's callbacks: the placement-group reaper, a stall watch when
+    ``ray.stall_timeout_s`` is set (trials that never start fail the run) and, when quiet,
+    one progress bar instead of Tune's tables."""
+    callbacks: list = [reaper]
+    if cfg.ray.stall_timeout_s is not None:
+        from paralib.tune.stall import StallWatch
+
+        callbacks.append(StallWatch(cfg.ray.stall_timeout_s, f"tune {name}", num_samples))
+    if quiet_bar:
+        from paralib.tune.progress import TrialBar
+
+        callbacks.append(TrialBar(num_samples, space.spec.metric, space.mode,
+                                  desc=f"tune {name}"))
+    return callbacks
+
+
+def _report(summary: TuneSummary, suites: list[str], cfg: Config, experiment: str) -> None:
+    """Evaluate the best epoch once on ``suites`` (its ``test``) and write the report folder
+    beside the trials (uploaded when they are on S3)."""
     with tempfile.TemporaryDirectory(prefix="paralib-tune-") as tmp:
         local_report = Path(tmp) / "report" if fs.is_s3(experiment) else \
             Path(experiment) / "report"
@@ -239,7 +264,6 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
         write_report(summary, local_report, remote)  # names the files where they will be
         if remote is not None:
             fs.upload_dir(local_report, remote, cfg.s3.options())
-    return summary
 
 
 def _local_model(checkpoint_path: str, experiment: str, into: Path, cfg: Config) -> Path:
