@@ -116,7 +116,8 @@ def write_inputs(folder: Path, de: list[str], en: list[str]) -> tuple[str, str]:
 def run_ray(model: Path, src: str, ref: str, out: Path, beam: int, actors: int,
             shard_rows: int, device: str = "cpu", batch_tokens: int = 1024,
             fuse_io: bool = True) -> tuple[float, float, list[str]]:
-    from paralib.translate.backtranslate import backtranslate
+    from paralib.io.context import StageContext
+    from paralib.translate.backtranslate import run as backtranslate
 
     cfg = load_config(None, [f"backtranslate.device={device}",
                              f"backtranslate.actors_per_gpu={actors if device == 'cuda' else 1}",
@@ -130,7 +131,7 @@ def run_ray(model: Path, src: str, ref: str, out: Path, beam: int, actors: int,
         "backtranslate.overwrite=true", f"backtranslate.fuse_io={str(fuse_io).lower()}"])
     with PeakRSS() as mem:
         t0 = time.perf_counter()
-        backtranslate(cfg, progress=False)
+        backtranslate(cfg.backtranslate, StageContext.of(cfg, progress=False))
         seconds = time.perf_counter() - t0
     data = read_output(str(out)).to_pandas()
     return seconds, mem.peak_mb, data["trans"].tolist()

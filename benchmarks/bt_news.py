@@ -59,24 +59,27 @@ def main(argv: list[str] | None = None) -> None:
         sets += ["backtranslate.overwrite=true", "score.overwrite=true"]
     cfg = load_config(args.config, sets)
 
-    from paralib.filters.stage import score
-    from paralib.select import run_select
-    from paralib.translate.backtranslate import backtranslate
+    from paralib.filters import stage as scoring
+    from paralib.io.context import StageContext
+    from paralib.select import run as selection
+    from paralib.translate import backtranslate
+
+    ctx = StageContext.of(cfg, progress=False)
 
     load_before = os.getloadavg()
     rows = []
-    bt_row, bt = measure("backtranslate", lambda: backtranslate(cfg, progress=False))
+    bt_row, bt = measure("backtranslate", lambda: backtranslate.run(cfg.backtranslate, ctx))
     bt_row.update(rows_in=bt.rows_in, rows_out=bt.rows_out, rows_rejected=bt.rows_rejected,
                   hypotheses=bt.hypotheses, shards=bt.shards,
                   rows_per_s=round(bt.rows_out / bt_row["seconds"], 1),
                   hypotheses_per_s=round(bt.hypotheses / bt_row["seconds"], 1),
                   reasons=bt.reasons)
     rows.append(bt_row)
-    sc_row, sc = measure("score", lambda: score(cfg, progress=False))
+    sc_row, sc = measure("score", lambda: scoring.run(cfg.score, ctx))
     sc_row.update(rows_in=sc.rows_in, rows_out=sc.rows_out,
                   rows_per_s=round(sc.rows_in / sc_row["seconds"], 1))
     rows.append(sc_row)
-    se_row, se = measure("select", lambda: run_select(cfg.select, cfg.s3.options()))
+    se_row, se = measure("select", lambda: selection.run(cfg.select, ctx))
     se_row.update(rows_in=se["rows_in"], rows_out=se["rows_out"],
                   rows_per_s=round(se["rows_in"] / se_row["seconds"], 1))
     rows.append(se_row)

@@ -10,7 +10,7 @@ written to ``--files`` (8) text files, as a sharded corpus would be.
   batch_size=256)`` on the sentences as a list in memory, in this process, torch using every
   core (its default); timed around the ``encode`` call only (reading the files, loading the
   model and writing nothing are left out: the baseline is given its best case).
-- **paralib encode**: the Ray Data job (:func:`paralib.encode.pipeline.encode`), one actor
+- **paralib encode**: the Ray Data job (:func:`paralib.encode.pipeline.run`), one actor
   per core (the default), float32 vectors written to Parquet with completion markers. Ray
   is started before the clock starts; the actors' start (loading torch and the model),
   planning, reading, decoding, checking, encoding and writing are all inside the time.
@@ -157,7 +157,8 @@ def main(argv: list[str] | None = None) -> None:
         args.n = 20_000
     import paralib
     from paralib.config import load_config
-    from paralib.encode.pipeline import encode
+    from paralib.encode.pipeline import run as encode
+    from paralib.io.context import StageContext
     from paralib.runtime import init_ray
 
     sents, counts = english_sentences(args.n, args.cycle)
@@ -183,7 +184,7 @@ def main(argv: list[str] | None = None) -> None:
         time.sleep(2)  # let the freshly started Ray settle (its own start is not timed)
         load.append(os.getloadavg()[0])
         t, wall, cpu = time.perf_counter(), time.time(), time.process_time()
-        report = encode(cfg, progress=False)
+        report = encode(cfg.encode, StageContext.of(cfg, progress=False))
         ray_s = time.perf_counter() - t
         driver_cpu = time.process_time() - cpu
         load.append(os.getloadavg()[0])

@@ -2,7 +2,7 @@
 
 For each pair (de-en, fr-en) the two corpora are written as text files (one sentence a line,
 in the loader's order: line i + 1 is BUCC row i) and mined by ``paralib mine``
-(:func:`paralib.mine.stage.run_mine`) with ``--model`` (default the shipped
+(:func:`paralib.mine.stage.run`) with ``--model`` (default the shipped
 ``models/paralib-en``): the text is encoded by ``paralib encode`` on Ray Data actors, the
 exact index (``IndexFlatIP``, as the evaluation's), k = 4, every candidate kept (no
 threshold). The candidates go through the evaluation's own protocol
@@ -47,7 +47,8 @@ def candidates(out: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def mine_pair(pair: str, bucc, model: str, work: Path, index: str, vectors: Path | None):
     """Run ``paralib mine`` on one pair (text, or the stored vectors); its result and out."""
     from paralib.config import load_config
-    from paralib.mine.stage import run_mine
+    from paralib.io.context import StageContext
+    from paralib.mine.stage import run as mine
 
     src_lang = pair.split("-")[0]
     out = work / f"{pair}-{index}"
@@ -60,7 +61,7 @@ def mine_pair(pair: str, bucc, model: str, work: Path, index: str, vectors: Path
     cfg = load_config(None, [f"mine.src={src}", f"mine.tgt={tgt}", f"mine.src_lang={src_lang}",
                              "mine.tgt_lang=en", f"mine.output={out}", f"mine.index={index}",
                              "mine.k=4", f"encode.model={model}", "encode.max_chars=1000000"])
-    return run_mine(cfg, progress=False), out
+    return mine(cfg.mine, StageContext.of(cfg, progress=False)), out
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -23,21 +23,20 @@ import json
 import time
 from pathlib import Path
 
-from paralib.analysis.run import run_analyze
-from paralib.classifier.run import run_classifier
+from paralib.analysis.run import run as analyze
+from paralib.classifier.run import run as classifiers
 from paralib.config import Config
 from paralib.contracts import EvalReport, SelectionReport, TrainingSummary
 from paralib.evaluate import Baseline, Evaluation, evaluate
-from paralib.filters.stage import score
+from paralib.filters.stage import run as score
 from paralib.io.context import StageContext
-from paralib.io.fs import S3Options
 from paralib.io.shards import read_output
 from paralib.io.stage import StageReport
-from paralib.lm.run import run_lm
+from paralib.lm.run import run as language_models
 from paralib.paths import models_root
 from paralib.runs import train_model
-from paralib.select import run_select
-from paralib.translate.backtranslate import backtranslate
+from paralib.select.run import run as select
+from paralib.translate.backtranslate import run as backtranslate
 from paralib.translate.translator import model_info
 
 STEPS = 7
@@ -83,37 +82,37 @@ def evaluation_of(cfg: Config) -> Evaluation:
                       Path(cfg.train.output).parent / "evaluate")
 
 
-def backtranslated(cfg: Config, s3: S3Options, progress: bool) -> StageReport:
+def backtranslated(cfg: Config, ctx: StageContext) -> StageReport:
     """Step 1: back-translate, then show a few candidate pairs."""
     info = model_info(cfg.backtranslate.model)
     _step(1, f"back-translating with {cfg.backtranslate.model} "
              f"({info.get('src_lang', '?')}→{info.get('tgt_lang', '?')}, "
              f"BLEU {info.get('bleu_int8', 'n/a')} on "
              f"{info.get('test_set', 'Multi30k test 2016')})")
-    bt = backtranslate(cfg, progress=progress)
+    bt = backtranslate(cfg.backtranslate, ctx)
     print(bt.text())
-    sample = read_output(cfg.backtranslate.output, "data", s3).slice(0, 4).to_pylist()
+    sample = read_output(cfg.backtranslate.output, "data", ctx.storage).slice(0, 4).to_pylist()
     print("some candidate paraphrases (reference ||| back-translation, cost):")
     for row in sample:
         print(f"  {row['ref']} ||| {row['trans']}  ({row['cost']:.3f}, rank {row['rank']})")
     return bt
 
 
-def heldout_models(cfg: Config, s3: S3Options) -> None:
+def heldout_models(cfg: Config, ctx: StageContext) -> None:
     """Step 2: the language models and the classifiers, on held-out references."""
     _step(2, "language models and reference/translation classifiers on held-out references")
-    lm = run_lm(cfg.lm, s3)
+    lm = language_models(cfg.lm, ctx)
     print(f"KenLM {cfg.lm.order}-gram on {lm['references']} held-out references: {lm['models']}")
-    clf = run_classifier(cfg.classifier, s3)
+    clf = classifiers(cfg.classifier, ctx)
     for name, acc in clf["test"].items():
         print(f"classifier {name}: test accuracy {acc['acc']:.3f} (references "
               f"{acc['acc_ref']:.3f}, translations {acc['acc_trans']:.3f})")
 
 
-def selected(cfg: Config, s3: S3Options) -> SelectionReport:
+def selected(cfg: Config, ctx: StageContext) -> SelectionReport:
     """Step 4: the training set, and how many rows each step of the selection kept."""
     _step(4, "selecting a training set")
-    sel = run_select(cfg.select, s3)
+    sel = select(cfg.select, ctx)
     for st in sel["steps"]:
         print(f"  {st['step']}: {st['kept']} rows kept")
     print(f"selected {sel['rows_out']} pairs: {sel['files']['pairs']}")
@@ -140,19 +139,19 @@ def quickstart(cfg: Config, progress: bool = True) -> dict:
     """Run the quickstart's stages one after the other, printing what each did and where its
     output is; returns the summary it prints last."""
     t0 = time.perf_counter()
-    s3 = cfg.s3.options()
+    ctx = StageContext.of(cfg, progress)
     evaluation = evaluation_of(cfg)
-    bt = backtranslated(cfg, s3, progress)
-    heldout_models(cfg, s3)
+    bt = backtranslated(cfg, ctx)
+    heldout_models(cfg, ctx)
     _step(3, "scoring every candidate pair")
-    sc = score(cfg, progress=progress)
+    sc = score(cfg.score, ctx)
     print(sc.text())
-    sel = selected(cfg, s3)
+    sel = selected(cfg, ctx)
     _step(5, "analysis report")
-    report = run_analyze(cfg.analyze, s3)
+    report = analyze(cfg.analyze, ctx)
     model = trained(cfg, progress)
     _step(7, "evaluating on STS 2012-2016 and STS Benchmark next to the baselines")
-    ev = evaluate(evaluation, StageContext(progress=progress))
+    ev = evaluate(evaluation, ctx)
     print(results_table(ev))
     dev, test = (ev.pearson("stsb", MODEL, "sets", s) for s in ("dev", "test"))
     print(f"STS Benchmark Pearson x100 of the quickstart model: dev {dev:.1f}, test {test:.1f}")

@@ -76,7 +76,7 @@ def make_model(cfg: Config, record: RunRecord, *, select: bool = True, engine: s
     """Select and train ``cfg`` into ``record`` (its ``selection``, ``train`` and seconds),
     or reuse the model ``previous`` describes when its training fingerprint is
     ``train_key`` (and, when ``need_model``, its model folder is here)."""
-    from paralib.select import run_select
+    from paralib.select.run import run as select_pairs
 
     model = Path(cfg.train.output)
     if previous is not None and train_key and previous.train_key == train_key and \
@@ -89,7 +89,8 @@ def make_model(cfg: Config, record: RunRecord, *, select: bool = True, engine: s
     model.parent.mkdir(parents=True, exist_ok=True)
     if select:
         t0 = time.perf_counter()
-        report = run_select(cfg.select, cfg.s3.options())
+        ctx = StageContext.bare("select", cfg.select, cfg.s3.options())
+        report = select_pairs(cfg.select, ctx)
         record.selection = {"rows_in": report["rows_in"], "rows_out": report["rows_out"]}
         record.seconds["select"] = time.perf_counter() - t0
     t0 = time.perf_counter()

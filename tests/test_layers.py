@@ -277,7 +277,7 @@ def test_the_cycle_check_sees_cycles_hidden_under_type_checking(tmp_path, monkey
 
 def config_importers() -> list[str]:
     """The stage modules that import the root ``Config`` (``from paralib.config import
-    Config``, or ``import paralib.config``) outside ``if TYPE_CHECKING:``."""
+    Config``, or ``import paralib.config``), under ``if TYPE_CHECKING:`` too."""
     stages = list(LAYERS).index("stages")
     found = []
     for module, path in modules().items():
@@ -286,14 +286,14 @@ def config_importers() -> list[str]:
         tree = ast.parse(path.read_text(), str(path))
         if any(any(a.name == "paralib.config" for a in n.names) if isinstance(n, ast.Import)
                else n.module == "paralib.config" and any(a.name == "Config" for a in n.names)
-               for n in _import_nodes(tree)):
+               for n in _import_nodes(tree, type_checking=True)):
             found.append(module)
     return sorted(found)
 
 
 def test_no_stage_module_imports_the_root_config():
     """A stage gets its section and a StageContext (paralib.io.context), never the whole
-    Config: the command line and the run service build the context."""
+    Config, not even as a type: the command line and the run service build the context."""
     assert config_importers() == []
 
 
@@ -304,4 +304,4 @@ def test_the_config_check_sees_a_stage_that_imports_config(tmp_path, monkeypatch
         "score/typed.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
                           "    from paralib.config import Config\n"})
     monkeypatch.setitem(LAYERS, "stages", ("paralib.score*",))
-    assert config_importers() == ["paralib.score.stage"]
+    assert config_importers() == ["paralib.score.stage", "paralib.score.typed"]

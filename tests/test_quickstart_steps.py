@@ -40,12 +40,12 @@ def test_the_stages_run_once_each_in_order_on_an_unchanged_config(monkeypatch, t
     monkeypatch.setattr(qs, "backtranslate", stage("backtranslate", report))
     monkeypatch.setattr(qs, "read_output", lambda *a: SimpleNamespace(
         slice=lambda *b: SimpleNamespace(to_pylist=lambda: [row])))
-    monkeypatch.setattr(qs, "run_lm", stage("lm", {"references": 3, "models": "lm"}))
-    monkeypatch.setattr(qs, "run_classifier", stage("classifier", {"test": {}}))
+    monkeypatch.setattr(qs, "language_models", stage("lm", {"references": 3, "models": "lm"}))
+    monkeypatch.setattr(qs, "classifiers", stage("classifier", {"test": {}}))
     monkeypatch.setattr(qs, "score", stage("score", report))
-    monkeypatch.setattr(qs, "run_select", stage("select", {
+    monkeypatch.setattr(qs, "select", stage("select", {
         "steps": [], "rows_out": 5, "files": {"pairs": "p"}}))
-    monkeypatch.setattr(qs, "run_analyze", stage("analyze", "report.html"))
+    monkeypatch.setattr(qs, "analyze", stage("analyze", "report.html"))
     monkeypatch.setattr(qs, "train_model", stage("train", SimpleNamespace(
         decontaminated={}, pairs=5, rejected=0, history=[], model="m", best_epoch=1)))
     monkeypatch.setattr(qs, "evaluate", stage("evaluate", evaluate))

@@ -8,7 +8,7 @@ from pathlib import Path
 from paralib.analysis.config import AnalyzeConfig
 from paralib.analysis.report import REPORT_HTML, analyze
 from paralib.io.context import StageContext
-from paralib.io.fs import S3Options, is_s3, join, output_dir
+from paralib.io.fs import is_s3, join, output_dir
 from paralib.select.files import read_pairs
 from paralib.translate.translator import check_model_dir
 
@@ -29,9 +29,3 @@ def run(cfg: AnalyzeConfig, ctx: StageContext) -> Path | str:
     if is_s3(cfg.output):
         return join(cfg.output, REPORT_HTML)
     return Path(cfg.output) / REPORT_HTML
-
-
-def run_analyze(cfg: AnalyzeConfig, s3: S3Options | None = None,
-                config: dict | None = None) -> Path | str:
-    """:func:`run` with storage options and a config dict (default: this section)."""
-    return run(cfg, StageContext.bare("analyze", cfg, s3, config))

@@ -7,7 +7,7 @@ from paralib.classifier.config import ClassifierConfig
 from paralib.classifier.train import train_classifier
 from paralib.contracts import ClassifierReport
 from paralib.io.context import StageContext
-from paralib.io.fs import S3Options, output_dir
+from paralib.io.fs import output_dir
 from paralib.select.files import read_pairs
 
 
@@ -27,9 +27,3 @@ def run(cfg: ClassifierConfig, ctx: StageContext) -> ClassifierReport:
     return ClassifierReport(
         best=metrics["best"], split=metrics["split"], seconds=metrics["seconds"],
         test={name: m["test"] for name, m in metrics["models"].items()}, output=cfg.output)
-
-
-def run_classifier(cfg: ClassifierConfig, s3: S3Options | None = None,
-                   config: dict | None = None) -> ClassifierReport:
-    """:func:`run` with storage options and a config dict (default: this section)."""
-    return run(cfg, StageContext.bare("classifier", cfg, s3, config))

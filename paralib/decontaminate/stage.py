@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -45,9 +44,6 @@ from paralib.io.shards import parquet_files, read_marker, write_marker, write_pa
 from paralib.io.stage import REJECT_SCHEMA, StageReport, fingerprint
 from paralib.paths import data_root
 from paralib.runtime import ray_results, stall_timeout
-
-if TYPE_CHECKING:
-    from paralib.config import Config
 
 log = logging.getLogger(__name__)
 
@@ -263,8 +259,3 @@ def run(section: DecontaminateConfig, ctx: StageContext) -> StageReport:
     stage's output, not the output of other inputs without ``overwrite``, one writer at a
     time)."""
     return run_stage(Decontamination(section, ctx))
-
-
-def decontaminate(cfg: Config, progress: bool = True) -> StageReport:
-    """:func:`run` with the section and context of a whole config."""
-    return run(cfg.decontaminate, StageContext.of(cfg, progress))

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING
 
 from paralib.encode.actor import EncodeActor
 from paralib.encode.config import EncodeConfig
@@ -29,9 +28,6 @@ from paralib.io.stage import StageReport, fingerprint
 from paralib.models.errors import ModelLoadError
 from paralib.models.folder import CONFIG, FORMAT, WEIGHTS  # torch-free
 from paralib.runtime import init_ray
-
-if TYPE_CHECKING:
-    from paralib.config import Config
 
 
 class EncodeError(ConfigurationError, ValueError):
@@ -162,10 +158,3 @@ def run(section: EncodeConfig, ctx: StageContext) -> StageReport:
     output, one writer at a time); an S3 failure mid-run is one
     :class:`~paralib.io.fs.S3UnavailableError`."""
     return run_stage(Encoding(section, ctx.with_section("encode", section)))
-
-
-def encode(cfg: Config, progress: bool = True, enc: EncodeConfig | None = None
-           ) -> StageReport:
-    """:func:`run` with ``enc`` (default: the config's ``encode`` section) and the context of
-    a whole config."""
-    return run(enc or cfg.encode, StageContext.of(cfg, progress))

@@ -10,7 +10,6 @@ to ``rejects/`` with the reason, never dropped silently (2017 §5.4-5.7, 2018 §
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -32,9 +31,6 @@ from paralib.io.shards import (
     write_marker,
 )
 from paralib.io.stage import StageReport, fingerprint
-
-if TYPE_CHECKING:
-    from paralib.config import Config
 
 SCORERS = "_scorers.json"  # the scorers and the input of a score output
 INTERNAL = ("shard_key", "shard_total", "reason", "raw", "line", "_first")
@@ -202,8 +198,3 @@ def run(section: ScoreConfig, ctx: StageContext) -> StageReport:
     (:func:`paralib.io.ownership.claim`: not the input, not another stage's output, not the
     output of another input without ``overwrite``, one writer at a time)."""
     return run_stage(Scoring(section, ctx))
-
-
-def score(cfg: Config, progress: bool = True) -> StageReport:
-    """:func:`run` with the section and context of a whole config."""
-    return run(cfg.score, StageContext.of(cfg, progress))

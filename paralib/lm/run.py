@@ -9,7 +9,6 @@ import pyarrow.parquet as pq
 from paralib.contracts import LMModels
 from paralib.io import fs as pfs
 from paralib.io.context import StageContext
-from paralib.io.fs import S3Options
 from paralib.lm.config import LMConfig
 from paralib.lm.train import hold_out_references, train_lms
 from paralib.select.files import read_pairs
@@ -38,8 +37,3 @@ def run(cfg: LMConfig, ctx: StageContext) -> LMModels:
         pq.write_table(table, out / HELDOUT_FILE)
     return LMModels(models=cfg.output, references=len(held), heldout_pairs=table.num_rows,
                     heldout_file=pfs.join(cfg.output, HELDOUT_FILE))
-
-
-def run_lm(cfg: LMConfig, s3: S3Options | None = None, config: dict | None = None) -> LMModels:
-    """:func:`run` with storage options and a config dict (default: this section)."""
-    return run(cfg, StageContext.bare("lm", cfg, s3, config))

@@ -10,5 +10,5 @@ from paralib.lazy import lazy_exports
 
 __all__, __getattr__ = lazy_exports(__name__, {
     ".margin": "mine mine_pairs knn max_score", ".index": "IndexSpec build_index",
-    ".config": "MineConfig", ".stage": "run_mine",
+    ".config": "MineConfig",
 })

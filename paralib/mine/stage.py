@@ -15,7 +15,6 @@ import hashlib
 import json
 import time
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -43,9 +42,6 @@ from paralib.io.stage import (
 from paralib.mine.config import MineConfig
 from paralib.mine.index import IndexSpec
 from paralib.mine.margin import mine_pairs
-
-if TYPE_CHECKING:
-    from paralib.config import Config
 
 INFO_FILE = "mine.json"
 EMBEDDINGS = "embeddings"
@@ -200,11 +196,6 @@ def run(m: MineConfig, ctx: StageContext) -> MineResult:
     with claim(m.output, "mine", {"mine.src": m.src, "mine.tgt": m.tgt}, options, s3,
                m.overwrite, extra, (INFO_FILE,), key="mine.output"):
         return _run(ctx, m, s3)
-
-
-def run_mine(cfg: Config, progress: bool = True) -> MineResult:
-    """:func:`run` with the section and context of a whole config."""
-    return run(cfg.mine, StageContext.of(cfg, progress))
 
 
 def _run(ctx: StageContext, m: MineConfig, s3: S3Options | None) -> MineResult:

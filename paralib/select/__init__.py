@@ -3,7 +3,7 @@
 
 ``select(df, spec) -> (selected, report)`` applies a :class:`SelectSpec`;
 ``write_selection`` writes the pairs and, next to them, the report (bounds, counts kept per
-step, seed); ``run_select(spec)`` does both from ``spec.input`` to ``spec.output``.
+step, seed); ``run.run(spec, ctx)`` does both from ``spec.input`` to ``spec.output``.
 
 Names are imported on first use, so that reading a config does not import pandas.
 """
@@ -14,5 +14,5 @@ __all__, __getattr__ = lazy_exports(__name__, {
     ".config": "Bound FoldSpec NoiseSpec SelectSpec",
     ".steps": "SelectError fold_numbers",
     ".files": "read_pairs write_selection",
-    ".run": "exclude_heldout run_select select",
+    ".run": "exclude_heldout select",
 })

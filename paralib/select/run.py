@@ -1,5 +1,5 @@
 """Selection: ``select`` applies a :class:`~paralib.select.config.SelectSpec` to scored pairs,
-``run_select`` reads, selects and writes (2017 §3.2 and §4.2; see :mod:`paralib.select`)."""
+``run`` reads, selects and writes (2017 §3.2 and §4.2; see :mod:`paralib.select`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pyarrow as pa
 
 from paralib.contracts import SelectionReport
 from paralib.io.context import StageContext
-from paralib.io.fs import S3Options
 from paralib.select import steps
 from paralib.select.config import SelectSpec
 from paralib.select.files import read_pairs, write_selection
@@ -32,7 +31,7 @@ def select(data: pd.DataFrame | pa.Table, spec: SelectSpec,
     """Apply ``spec`` to scored pairs; returns the selected rows and the report.
 
     ``excluded`` are the held-out references (read from ``spec.exclude`` by
-    :func:`run_select`). The report holds the spec, the seed, and per step the rows in, the
+    :func:`run`). The report holds the spec, the seed, and per step the rows in, the
     rows kept and the values chosen (bounds, fold value ranges, noise pools).
     """
     df = data.to_pandas() if isinstance(data, pa.Table) else data
@@ -71,9 +70,3 @@ def run(spec: SelectSpec, ctx: StageContext) -> SelectionReport:
     df, report = select(read_pairs(spec.input, ctx.storage), spec, excluded)
     files = write_selection(df, report, spec.output, ctx.storage)
     return SelectionReport.load({**report, "files": files})
-
-
-def run_select(spec: SelectSpec, s3: S3Options | None = None,
-               config: dict | None = None) -> SelectionReport:
-    """:func:`run` with storage options and a config dict (default: this section)."""
-    return run(spec, StageContext.bare("select", spec, s3, config))

@@ -9,17 +9,12 @@ the model of its ``src_lang``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from paralib.config import BacktranslateConfig, ConfigError
 from paralib.io.context import StageContext
 from paralib.io.runner import run_stage
 from paralib.io.stage import StageReport
 from paralib.translate.pipeline import Leg, Translation
 from paralib.translate.stages import OUTPUT_SCHEMA
-
-if TYPE_CHECKING:
-    from paralib.config import Config
 
 
 def run(section: BacktranslateConfig, ctx: StageContext) -> StageReport:
@@ -34,8 +29,3 @@ def run(section: BacktranslateConfig, ctx: StageContext) -> StageReport:
     leg = Leg(section.model_for(), "src", ("trans", "rank", "cost"), section.num_hypotheses)
     return run_stage(Translation(ctx, section, inputs, [leg], OUTPUT_SCHEMA, "candidate pairs",
                                  "backtranslate"))
-
-
-def backtranslate(cfg: Config, progress: bool = True) -> StageReport:
-    """:func:`run` with the sections and context of a whole config."""
-    return run(cfg.backtranslate, StageContext.of(cfg, progress))

@@ -8,8 +8,6 @@ English input in both ``src`` and ``ref``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from paralib.config import ParaphraseConfig
 from paralib.io.context import StageContext
 from paralib.io.runner import run_stage
@@ -17,17 +15,9 @@ from paralib.io.stage import StageReport
 from paralib.translate.pipeline import Leg, Translation
 from paralib.translate.stages import OUTPUT_SCHEMA
 
-if TYPE_CHECKING:
-    from paralib.config import Config
-
 
 def run(section: ParaphraseConfig, ctx: StageContext) -> StageReport:
     """Generate paraphrases of ``section.inputs``; returns the counts."""
     leg = Leg(section.model, "ref", ("trans", "rank", "cost"), section.num_hypotheses)
     return run_stage(Translation(ctx, section, section.inputs, [leg], OUTPUT_SCHEMA,
                                  "paraphrases", "paraphrase", "paraphrase.inputs"))
-
-
-def paraphrase(cfg: Config, progress: bool = True) -> StageReport:
-    """:func:`run` with the section and context of a whole config."""
-    return run(cfg.paraphrase, StageContext.of(cfg, progress))

@@ -10,8 +10,6 @@ one Ray Data pipeline. Output rows: ``id, corpus, src_lang, src, ref, trans, ran
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pyarrow as pa
 
 from paralib.config import PivotConfig
@@ -20,9 +18,6 @@ from paralib.io.runner import run_stage
 from paralib.io.stage import StageReport
 from paralib.translate.pipeline import Leg, Translation
 from paralib.translate.stages import OUTPUT_SCHEMA
-
-if TYPE_CHECKING:
-    from paralib.config import Config
 
 PIVOT_SCHEMA = OUTPUT_SCHEMA.append(pa.field("pivot_rank", pa.int32())).append(
     pa.field("pivot_cost", pa.float32()))
@@ -35,8 +30,3 @@ def run(section: PivotConfig, ctx: StageContext) -> StageReport:
             Leg(section.model_back, "src", ("trans", "rank", "cost"), section.num_hypotheses)]
     return run_stage(Translation(ctx, section, section.inputs, legs, PIVOT_SCHEMA,
                                  "round-trip paraphrases", "pivot", "pivot.inputs"))
-
-
-def pivot(cfg: Config, progress: bool = True) -> StageReport:
-    """:func:`run` with the section and context of a whole config."""
-    return run(cfg.pivot, StageContext.of(cfg, progress))

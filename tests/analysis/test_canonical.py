@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 
 from paralib.analysis import analyze
+from paralib.analysis import run as analysis
 from paralib.analysis.canonical import canonical_mask, canonicalising, measure, summary
 from paralib.analysis.config import AnalyzeConfig
-from paralib.analysis.run import run_analyze
+from paralib.io.context import StageContext
 from paralib.paths import models_root
 from paralib.translate.translator import ModelNotFoundError
 
@@ -61,7 +62,7 @@ def test_wrong_model_path_fails_before_reading(tmp_path):
     cfg = AnalyzeConfig(input=str(tmp_path / "missing"), output=str(tmp_path / "out"),
                         paraphrase_model=str(tmp_path / "no-model"))
     with pytest.raises(ModelNotFoundError, match="no-model"):
-        run_analyze(cfg)
+        analysis.run(cfg, StageContext())
 
 
 def test_report_shows_canonicalising_paraphrases(m30k, tmp_path):

@@ -12,8 +12,9 @@ import pytest
 
 from paralib.cli import main
 from paralib.config import load_config
-from paralib.encode.pipeline import encode
+from paralib.encode import pipeline as encoding
 from paralib.encode.vectors import read_vectors
+from paralib.io.context import StageContext
 from paralib.io.shards import read_output
 
 HOLD = """
@@ -38,9 +39,10 @@ def side(ray_session, tiny_encoder_dir, en_text, tmp_path_factory) -> dict:
     for name, lines in (("a", en_text[:30]), ("b", en_text[30:70]), ("c", en_text[70:90])):
         (root / f"{name}.txt").write_text("\n".join(lines) + "\n")
     for name in ("a", "b"):
-        encode(load_config(None, [f"encode.model={tiny_encoder_dir}",
-                                  f"encode.inputs=['{root}/{name}.txt']",
-                                  f"encode.output={root}/{name.upper()}"]), progress=False)
+        cfg = load_config(None, [f"encode.model={tiny_encoder_dir}",
+                                 f"encode.inputs=['{root}/{name}.txt']",
+                                 f"encode.output={root}/{name.upper()}"])
+        encoding.run(cfg.encode, StageContext.of(cfg, progress=False))
     return {"root": root, **{k: str(root / k) for k in ("A", "B")},
             **{k: str(root / f"{k}.txt") for k in ("a", "b", "c")}}
 

@@ -17,8 +17,9 @@ from paralib.cli import main
 from paralib.config import load_config
 from paralib.contracts import StageManifest
 from paralib.corpora.captions import TASK2, write_caption_pairs
-from paralib.decontaminate.stage import decontaminate
-from paralib.filters.stage import score
+from paralib.decontaminate import stage as decontaminate
+from paralib.filters import stage as score
+from paralib.io.context import StageContext
 from paralib.io.ownership import (
     OtherInputsError,
     OutputBusyError,
@@ -29,7 +30,7 @@ from paralib.io.ownership import (
 )
 from paralib.io.shards import read_output, write_marker
 from paralib.io.stage import OWN_ENTRIES, OWNER
-from paralib.translate.backtranslate import backtranslate
+from paralib.translate import backtranslate
 
 STAGES = ["backtranslate", "score", "decontaminate", "captions"]
 
@@ -79,8 +80,8 @@ def _run(stage: str, world: dict, out: Path, overwrite: bool = False) -> object:
     }[stage]
     cfg = load_config(None, [*sets, f"{stage}.output={out}",
                              f"{stage}.overwrite={str(overwrite).lower()}"])
-    run = {"backtranslate": backtranslate, "score": score, "decontaminate": decontaminate}
-    return run[stage](cfg, progress=False)
+    module = {"backtranslate": backtranslate, "score": score, "decontaminate": decontaminate}
+    return module[stage].run(getattr(cfg, stage), StageContext.of(cfg, progress=False))
 
 
 def _encode_output(out: Path, marker: bool = True) -> None:

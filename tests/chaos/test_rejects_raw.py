@@ -9,8 +9,9 @@ import json
 import pytest
 
 from paralib.config import InputConfig, load_config
-from paralib.decontaminate.stage import decontaminate
+from paralib.decontaminate import stage
 from paralib.io.bitext import plan_shards, read_shard
+from paralib.io.context import StageContext
 from paralib.io.lines import escape_bytes, unescape_bytes
 from paralib.io.shards import read_output
 
@@ -62,7 +63,7 @@ def test_stage_rejects_are_complete_records(ray_session, m30k, tmp_path):
     cfg = load_config(None, [f"decontaminate.output={out}", "bitext.checks.untranslated=false",
                              f"bitext.inputs=[{{corpus: c, src_lang: de, src: '{de}', "
                              f"en: '{en_path}'}}]"])
-    report = decontaminate(cfg, progress=False)
+    report = stage.run(cfg.decontaminate, StageContext.of(cfg, progress=False))
     rejects = read_output(str(out), "rejects").to_pandas().set_index("id")
     assert report.rows_rejected == len(rejects) == 3
     assert unescape_bytes(rejects.loc["c:00000:1", "raw"]) == SRC[0] + b"\t" + EN[0]
@@ -89,7 +90,7 @@ def test_summaries_count_rejects_by_kind_and_each_keeps_its_detail(ray_session, 
                              "bitext.max_chars=60", "bitext.shard_rows=4",
                              f"bitext.inputs=[{{corpus: c, src_lang: de, src: '{de}', "
                              f"en: '{en_path}'}}]"])
-    report = decontaminate(cfg, progress=False)
+    report = stage.run(cfg.decontaminate, StageContext.of(cfg, progress=False))
     kinds = {"undecodable bytes in source": 3, "source longer than 60 characters": 3}
     assert report.reasons == kinds
     assert json.loads((out / "_summary.json").read_text())["reasons"] == kinds

@@ -13,7 +13,8 @@ import pytest
 
 from paralib.cli import main
 from paralib.config import load_config
-from paralib.decontaminate.stage import decontaminate
+from paralib.decontaminate import stage
+from paralib.io.context import StageContext
 from paralib.io.fs import S3BucketError, S3Options, check_s3_paths
 from paralib.io.shards import read_output
 
@@ -115,7 +116,7 @@ def test_a_short_outage_mid_run_is_retried_exactly_once(ray_session, server, m30
 
     plug = threading.Thread(target=pull_the_plug, daemon=True)
     plug.start()
-    report = decontaminate(cfg, progress=False)
+    report = stage.run(cfg.decontaminate, StageContext.of(cfg, progress=False))
     plug.join(30)
     assert "end" in outage, "the outage never happened"
     assert outage["markers"] < 12, "the stage had finished before the outage"

@@ -11,13 +11,19 @@ import pandas as pd
 import pytest
 
 from paralib.cli import main
-from paralib.config import load_config
-from paralib.decontaminate.stage import decontaminate
+from paralib.config import Config, load_config
+from paralib.decontaminate import stage
 from paralib.filters.stage import input_shards
+from paralib.io.context import StageContext
 from paralib.io.fs import content_print
 from paralib.io.shards import IncompleteOutputError, read_output, stage_files
-from paralib.io.stage import StageError
+from paralib.io.stage import StageError, StageReport
 from paralib.select.files import read_pairs
+
+
+def decontaminate(cfg: Config) -> StageReport:
+    """The stage on ``cfg.decontaminate`` and ``cfg``'s context, without progress bars."""
+    return stage.run(cfg.decontaminate, StageContext.of(cfg, progress=False))
 
 
 def _texts(path: str, n: int) -> list[str]:
@@ -62,7 +68,7 @@ def test_content_print_sees_a_same_size_same_mtime_change(tmp_path):
 @pytest.mark.slow
 def test_a_replaced_input_is_noticed(ray_session, pair, tmp_path, capsys):
     out = tmp_path / "dc"
-    decontaminate(_cfg(pair, out), progress=False)
+    decontaminate(_cfg(pair, out))
     first = read_output(str(out)).num_rows
     stat = os.stat(pair["en"])
     with open(pair["en"], "r+b") as f:  # one English sentence replaced, same bytes count
@@ -71,7 +77,7 @@ def test_a_replaced_input_is_noticed(ray_session, pair, tmp_path, capsys):
         f.write(data.replace(b"loading cotton", b"loading barley", 1))
     os.utime(pair["en"], ns=(stat.st_atime_ns, stat.st_mtime_ns))
     with pytest.raises(StageError, match=r"shard c-00000: its input changed .*in\.en"):
-        decontaminate(_cfg(pair, out), progress=False)
+        decontaminate(_cfg(pair, out))
     assert read_output(str(out)).num_rows == first  # nothing of the first run was touched
     args = ["decontaminate", "--no-progress", "--set", f"decontaminate.output={out}",
             "--set", "bitext.shard_rows=100", "--set",
@@ -85,12 +91,12 @@ def test_a_replaced_input_is_noticed(ray_session, pair, tmp_path, capsys):
 @pytest.mark.slow
 def test_a_smaller_rerun_leaves_no_stale_shards(ray_session, pair, tmp_path):
     out = tmp_path / "dc"
-    decontaminate(_cfg(pair, out), progress=False)
+    decontaminate(_cfg(pair, out))
     assert sorted(p.name for p in (out / "data").iterdir()) == [
         "c-00000", "c-00001", "c-00002"]
     (out / "notes.txt").write_text("mine")  # the user's files are never deleted
     (out / "data" / "README.txt").write_text("mine too")
-    report = decontaminate(_cfg(pair, out, limit=200), progress=False)
+    report = decontaminate(_cfg(pair, out, limit=200))
     assert sorted(p.name for p in (out / "data").iterdir()) == [
         "README.txt", "c-00000", "c-00001"]
     assert sorted(p.name for p in (out / "_markers").iterdir()) == [
@@ -106,7 +112,7 @@ def test_a_smaller_rerun_leaves_no_stale_shards(ray_session, pair, tmp_path):
 @pytest.mark.slow
 def test_every_reader_refuses_an_unfinished_output(ray_session, pair, tmp_path, capsys):
     out = tmp_path / "dc"
-    decontaminate(_cfg(pair, out), progress=False)
+    decontaminate(_cfg(pair, out))
     (out / "_summary.json").unlink()  # as a run killed before its last shard leaves it
     (out / "_markers" / "c-00002.json").unlink()
     message = r"unfinished output of `paralib decontaminate` \(2 of its shards complete"

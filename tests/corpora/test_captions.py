@@ -10,13 +10,14 @@ import pytest
 
 from paralib.config import load_config
 from paralib.corpora.captions import TASK2, write_caption_pairs
+from paralib.filters import stage as scoring
 from paralib.filters.base import get_scorer
-from paralib.filters.stage import score
 from paralib.io.bitext import BitextError
+from paralib.io.context import StageContext
 from paralib.io.shards import read_output
 from paralib.io.stage import StageError
 from paralib.paths import PROJECT_ROOT
-from paralib.select import run_select
+from paralib.select import run as selection
 from paralib.translate.stages import OUTPUT_SCHEMA
 
 
@@ -97,7 +98,8 @@ def test_captions_config_scores_and_selects(ray_session, tmp_path):
         f"select.output={chosen}", "select.size=20",
         "select.bounds=[{column: len_trans, lower: 0, upper: 12}]"])
     assert [s.type for s in cfg.score.scorers] == ["length", "overlap", "bleu", "duplicates"]
-    report = score(cfg, progress=False)
+    ctx = StageContext.of(cfg, progress=False)
+    report = scoring.run(cfg.score, ctx)
     assert report.rows_in == 120 and report.balanced()
     df = read_output(scored).to_pandas()
     for col in ("len_trans", "len_ref", "overlap1", "overlap2", "overlap3", "bleu",
@@ -106,6 +108,6 @@ def test_captions_config_scores_and_selects(ray_session, tmp_path):
     row = df[df["id"] == "multi30k-captions:00000:1:1"].iloc[0]
     # "Two young , White males are outside near many bushes ." (punctuation is a token)
     assert (row["len_trans"], row["len_ref"]) == (11, 17)
-    sel = run_select(cfg.select, cfg.s3.options())
+    sel = selection.run(cfg.select, ctx)
     picked = pd.read_parquet(sel["files"]["pairs"])
     assert len(picked) == 20 and (picked["len_trans"] <= 12).all()

@@ -11,7 +11,8 @@ from paralib.io.shards import read_output
 from paralib.paths import PROJECT_ROOT
 from paralib.train.config import TrainConfig
 from paralib.train.sources import load_sources
-from paralib.translate.pivot import PIVOT_SCHEMA, pivot
+from paralib.translate import pivot
+from paralib.translate.pivot import PIVOT_SCHEMA
 
 
 def test_every_sts2016_sentence_once(data_dir, tmp_path):
@@ -45,7 +46,7 @@ def test_round_trip_output_is_a_pairs_source(ray_session, tmp_path):
     assert cfg.pivot.inputs[0].path == "output/sts2016/sentences.txt"
     assert (cfg.pivot.pivot_hypotheses, cfg.pivot.num_hypotheses) == (1, 1)
     cfg.pivot.inputs[0].path = str(lines)
-    report = pivot(cfg, progress=False)
+    report = pivot.run(cfg.pivot, StageContext.of(cfg, progress=False))
     assert (report.rows_in, report.rows_out, report.rows_rejected) == (12, 12, 0)
     table = read_output(str(out))
     assert table.schema.names == PIVOT_SCHEMA.names

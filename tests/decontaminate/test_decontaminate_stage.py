@@ -8,7 +8,8 @@ import gzip
 import pytest
 
 from paralib.config import Config
-from paralib.decontaminate.stage import decontaminate, per_eval_set
+from paralib.decontaminate import stage
+from paralib.decontaminate.stage import per_eval_set
 from paralib.evaluate.loaders import read_sts_input
 from paralib.io.context import StageContext
 from paralib.io.shards import read_output
@@ -45,7 +46,8 @@ def planted(tmp_path, data_dir):
 
 @pytest.mark.slow
 def test_stage_accounts_for_every_row_and_names_the_eval_set(planted, ray_session):
-    report = decontaminate(planted, progress=False)
+    ctx = StageContext.of(planted, progress=False)
+    report = stage.run(planted.decontaminate, ctx)
     assert report.rows_in == 12 and report.balanced()
     assert report.reasons == {"contaminated: sts2014 (exact)": 1, "duplicate pair": 1,
                               "empty source sentence": 1,
@@ -58,7 +60,7 @@ def test_stage_accounts_for_every_row_and_names_the_eval_set(planted, ray_sessio
     rejects = read_output(planted.decontaminate.output, "rejects").to_pandas()
     assert len(rejects) == 4 and rejects["reason"].str.len().min() > 0
 
-    again = decontaminate(planted, progress=False)  # resumed: every shard already done
+    again = stage.run(planted.decontaminate, ctx)  # resumed: every shard already done
     assert again.shards_skipped == again.shards == 3
     assert (again.rows_in, again.rows_out, again.reasons) == (12, 8, report.reasons)
 

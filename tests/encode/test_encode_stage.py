@@ -11,15 +11,23 @@ import pyarrow.parquet as pq
 import pytest
 
 import paralib
-from paralib.config import load_config
-from paralib.encode.pipeline import EncodeError, actor_plan, encode
+from paralib.config import Config, load_config
+from paralib.encode import pipeline as stage
+from paralib.encode.pipeline import EncodeError, actor_plan
 from paralib.encode.read import file_name
 from paralib.encode.vectors import VectorsError, read_vectors
 from paralib.errors import ResourcesError
 from paralib.io.bitext import BitextError
+from paralib.io.context import StageContext
 from paralib.io.shards import read_output
-from paralib.io.stage import StageError
+from paralib.io.stage import StageError, StageReport
 from paralib.models.errors import ModelLoadError
+
+
+def encode(cfg: Config) -> StageReport:
+    """The stage on ``cfg.encode`` and ``cfg``'s context, without progress bars."""
+    return stage.run(cfg.encode, StageContext.of(cfg, progress=False))
+
 
 SHARD_ROWS = 8
 MAX_CHARS = 200
@@ -62,7 +70,7 @@ def test_every_line_once_vectors_match_and_resume(ray_session, tiny_encoder_dir,
     files = _write_inputs(tmp_path / "in", en_text)
     out = tmp_path / "out"
     cfg = _config(tiny_encoder_dir, tmp_path / "in" / "*" / "news*", out)
-    report = encode(cfg, progress=False)
+    report = encode(cfg)
     good, bad = _expected_ids(files)
     assert report.rows_in == len(good) + len(bad) and report.rows_rejected == len(bad)
     assert report.shards == 8 and report.balanced()
@@ -96,7 +104,7 @@ def test_every_line_once_vectors_match_and_resume(ray_session, tiny_encoder_dir,
     with pytest.raises(VectorsError, match="unfinished"):
         read_vectors(str(out))  # nobody reads a half-written output as if it were whole
 
-    again = encode(cfg, progress=False)
+    again = encode(cfg)
     assert again.shards_skipped == 6 and again.rows_in == report.rows_in
     assert again.rows_rejected == len(bad) and again.reasons == report.reasons
     after = read_output(str(out)).to_pandas()
@@ -108,11 +116,11 @@ def test_every_line_once_vectors_match_and_resume(ray_session, tiny_encoder_dir,
     # the same output folder with other options is refused rather than mixed
     with pytest.raises(StageError, match="other options"):
         encode(_config(tiny_encoder_dir, tmp_path / "in" / "*" / "news*", out,
-                       "encode.normalize=true"), progress=False)
+                       "encode.normalize=true"))
     # more actors than the embedded Ray's 2 CPUs hold fail at once instead of waiting
     with pytest.raises(ResourcesError, match="encode actor"):
         encode(_config(tiny_encoder_dir, tmp_path / "in" / "*" / "news*", tmp_path / "o4",
-                       "encode.actors=4"), progress=False)
+                       "encode.actors=4"))
 
 
 @pytest.mark.slow
@@ -124,13 +132,13 @@ def test_s3_input_and_output(ray_session, tiny_encoder_dir, en_text, s3_endpoint
     s3 = [f"s3.endpoint_url={s3_endpoint}", "s3.access_key=testing", "s3.secret_key=testing"]
     cfg = _config(tiny_encoder_dir, "s3://paralib-encode/text/*.txt",
                   "s3://paralib-encode/out/enc", "encode.dtype=float16", *s3)
-    report = encode(cfg, progress=False)
+    report = encode(cfg)
     assert (report.rows_in, report.rows_out, report.rows_rejected) == (41, 40, 1)
     vec = read_vectors("s3://paralib-encode/out/enc", s3_options)
     assert vec.ids[0] == "part-1:00000:1" and vec.texts == en_text[:40]
     want = paralib.load(tiny_encoder_dir).encode(en_text[:40])
     np.testing.assert_allclose(vec.matrix, want, rtol=2e-3, atol=2e-4)  # float16
-    assert encode(cfg, progress=False).shards_skipped == report.shards
+    assert encode(cfg).shards_skipped == report.shards
 
 
 def test_bad_inputs_fail_before_any_work(tiny_encoder_dir, tmp_path):
@@ -139,13 +147,13 @@ def test_bad_inputs_fail_before_any_work(tiny_encoder_dir, tmp_path):
     (tmp_path / "x" / "t.txt").write_text("one\n")
     (tmp_path / "y" / "t.txt").write_text("two\n")
     with pytest.raises(EncodeError, match="encode.inputs"):
-        encode(load_config(None, [f"encode.model={tiny_encoder_dir}"]), progress=False)
+        encode(load_config(None, [f"encode.model={tiny_encoder_dir}"]))
     with pytest.raises(BitextError, match=r"encode.inputs\[0\]: no input file matches"):
         encode(_config(tiny_encoder_dir, tmp_path / "none*.txt", tmp_path / "o"))
     cfg = load_config(None, [f"encode.model={tiny_encoder_dir}", f"encode.output={tmp_path}/o",
                              f"encode.inputs=['{tmp_path}/x/t.txt', '{tmp_path}/y/t.txt']"])
     with pytest.raises(BitextError, match="distinct 'name'"):
-        encode(cfg, progress=False)
+        encode(cfg)
     with pytest.raises(ModelLoadError, match="no config.json"):
         encode(_config(tmp_path / "nomodel", tmp_path / "x" / "t.txt", tmp_path / "o"))
     # an output folder paralib did not write is refused and left as it was, overwrite or not
@@ -154,7 +162,7 @@ def test_bad_inputs_fail_before_any_work(tiny_encoder_dir, tmp_path):
     (mine / "notes.txt").write_text("keep me")
     with pytest.raises(StageError, match="did not write"):
         encode(_config(tiny_encoder_dir, tmp_path / "x" / "t.txt", mine,
-                       "encode.overwrite=true"), progress=False)
+                       "encode.overwrite=true"))
     assert (mine / "notes.txt").read_text() == "keep me"
 
 

@@ -7,11 +7,18 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from paralib.config import load_config
+from paralib.config import Config, load_config
+from paralib.filters import stage
 from paralib.filters.base import ScorerError
-from paralib.filters.stage import score
+from paralib.io.context import StageContext
 from paralib.io.shards import read_output, write_marker, write_part
+from paralib.io.stage import StageReport
 from paralib.mt.train import read_text
+
+
+def score(cfg: Config) -> StageReport:
+    """The stage on ``cfg.score`` and ``cfg``'s context, without progress bars."""
+    return stage.run(cfg.score, StageContext.of(cfg, progress=False))
 
 
 @pytest.fixture()
@@ -44,7 +51,7 @@ def config(candidates, tmp_path, scorers="[{type: length}, {type: cost}, {type: 
 
 @pytest.mark.slow
 def test_scores_and_rejects(ray_session, candidates, tmp_path):
-    report = score(config(candidates, tmp_path), progress=False)
+    report = score(config(candidates, tmp_path))
     assert (report.rows_in, report.rows_out, report.rows_rejected) == (120, 118, 2)
     assert report.reasons == {"empty trans": 1, "cost is NaN": 1}
     data = read_output(f"{tmp_path}/sc").to_pandas()
@@ -52,14 +59,14 @@ def test_scores_and_rejects(ray_session, candidates, tmp_path):
     assert len(data) == 118 and data["bleu"].between(0, 1).all()
     rejects = read_output(f"{tmp_path}/sc", "rejects").to_pandas()
     assert sorted(rejects["line"]) == [4, 71]
-    again = score(config(candidates, tmp_path), progress=False)
+    again = score(config(candidates, tmp_path))
     assert again.shards_skipped == 2 and again.rows_in == 120
 
 
 def test_shard_of_only_rejects(ray_session, candidates, tmp_path):
     """An upstream shard whose every row was a reject has a marker but no data files."""
     write_marker(str(candidates), "m-00002", {"rows_in": 0})
-    report = score(config(candidates, tmp_path), progress=False)
+    report = score(config(candidates, tmp_path))
     assert report.shards == 3 and report.rows_in == 120
 
 
@@ -70,7 +77,7 @@ def test_missing_column_fails_before_work(tmp_path):
     write_marker(str(inp), "m-00000", {"rows_in": 1})
     (inp / "_summary.json").write_text("{}")
     with pytest.raises(ScorerError, match="scorer 'cost' needs column"):
-        score(config(inp, tmp_path, "[{type: length}, {type: cost}]"), progress=False)
+        score(config(inp, tmp_path, "[{type: length}, {type: cost}]"))
     assert not (tmp_path / "sc").exists()
 
 

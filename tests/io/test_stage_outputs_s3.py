@@ -15,16 +15,17 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from paralib.classifier import run as classifier
 from paralib.classifier.config import ClassifierConfig
-from paralib.classifier.run import run_classifier
 from paralib.config import load_config
 from paralib.filters import get_scorer
-from paralib.filters.stage import score
+from paralib.filters import stage as scoring
 from paralib.io import fs
+from paralib.io.context import StageContext
 from paralib.io.shards import read_output, write_marker, write_part
 from paralib.lm import kenlm_tools_available
+from paralib.lm import run as lm
 from paralib.lm.config import LMConfig
-from paralib.lm.run import run_lm
 
 pytest.importorskip("kenlm")
 BUCKET = "paralib-stages"
@@ -65,11 +66,13 @@ def stages(s3_options, m30k):
     """Candidate pairs on S3, with the LM and the classifier trained from them to S3."""
     s3_options.client().create_bucket(Bucket=BUCKET)
     bt = _stage_output(_candidates(m30k, 1500), f"{B}/bt", s3_options)
-    lm = run_lm(LMConfig(input=bt, output=f"{B}/lm", references=400), s3_options)
-    clf = run_classifier(ClassifierConfig(
+    lms = LMConfig(input=bt, output=f"{B}/lm", references=400)
+    models = lm.run(lms, StageContext.bare("lm", lms, s3_options))
+    clf = ClassifierConfig(
         input=bt, output=f"{B}/classifier", encoders=["avg"], negatives=["random"],
-        l2_grid=[0.0], epochs=1, max_fraction=0.5, threads=1), s3_options)
-    yield {"bt": bt, "lm": lm, "classifier": clf}
+        l2_grid=[0.0], epochs=1, max_fraction=0.5, threads=1)
+    report = classifier.run(clf, StageContext.bare("classifier", clf, s3_options))
+    yield {"bt": bt, "lm": models, "classifier": report}
     shutil.rmtree(fs.cache_root() / BUCKET, ignore_errors=True)  # what the actors cached
 
 
@@ -117,16 +120,17 @@ def test_score_stage_actors_read_models_from_s3(ray_session, stages, s3_options,
         f"score.input={inp}", f"score.output={B}/scored",
         f"score.scorers=[{{type: lm, params: {{model: '{B}/lm'}}}}, "
         f"{{type: classifier, params: {{model: '{B}/classifier'}}}}]"])
-    report = score(cfg, progress=False)
+    report = scoring.run(cfg.score, StageContext.of(cfg, progress=False))
     assert report.rows_in == 80 and report.rows_out == 80, report
     scored = read_output(f"{B}/scored", "data", s3_options).to_pandas()
     assert scored["lm_ppl"].between(1, 1e6).all() and scored["p_ref"].between(0, 1).all()
 
     # then the analysis report of the scored pairs, written to S3 too
+    from paralib.analysis import run as analysis
     from paralib.analysis.config import AnalyzeConfig
-    from paralib.analysis.run import run_analyze
 
-    path = run_analyze(AnalyzeConfig(input=f"{B}/scored", output=f"{B}/analysis"), s3_options)
+    section = AnalyzeConfig(input=f"{B}/scored", output=f"{B}/analysis")
+    path = analysis.run(section, StageContext.bare("analyze", section, s3_options))
     assert path == f"{B}/analysis/report.html"
     keys = _keys(s3_options, "analysis/")
     assert "analysis/report.html" in keys and "analysis/report.json" in keys

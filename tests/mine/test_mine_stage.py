@@ -10,13 +10,21 @@ import shutil
 import numpy as np
 import pytest
 
-from paralib.config import load_config
+from paralib.config import Config, load_config
 from paralib.encode.vectors import vectors_table
+from paralib.io.context import StageContext
 from paralib.io.shards import read_output, write_part
 from paralib.io.stage import StageError
 from paralib.mine import cli as mine_cli
-from paralib.mine.stage import MineError, run_mine
-from paralib.select import Bound, SelectSpec, read_pairs, run_select
+from paralib.mine import stage
+from paralib.mine.stage import MineError, MineResult
+from paralib.select import Bound, SelectSpec, read_pairs
+from paralib.select import run as selection
+
+
+def mine(cfg: Config) -> MineResult:
+    """The stage on ``cfg.mine`` and ``cfg``'s context, without progress bars."""
+    return stage.run(cfg.mine, StageContext.of(cfg, progress=False))
 
 
 def _perturb(sentence: str, rng: np.random.Generator) -> str:
@@ -56,7 +64,7 @@ def test_planted_pairs_are_mined_from_text(ray_session, tiny_encoder_dir, corpus
     out = tmp_path / "mined"
     cfg = _cfg(corpus, out, f"encode.model={tiny_encoder_dir}", "mine.threshold=1.1",
                "mine.src_lang=en", "mine.tgt_lang=en")
-    res = run_mine(cfg, progress=False)
+    res = mine(cfg)
     rep = res.report
     assert rep.rows_in == rep.rows_out + rep.rows_rejected and rep.rows_rejected > 0
     assert rep.reasons == {"margin below 1.1": rep.rows_rejected}
@@ -75,17 +83,17 @@ def test_planted_pairs_are_mined_from_text(ray_session, tiny_encoder_dir, corpus
     assert res.text().startswith(f"mined {rep.rows_out} pairs with margin >= 1.1 of ")
 
     # a rerun with the same inputs and options reuses the pairs; other options are refused
-    assert run_mine(cfg, progress=False).info["reused"]
+    assert mine(cfg).info["reused"]
     with pytest.raises(StageError, match="other inputs or with other options"):
-        run_mine(_cfg(corpus, out, f"encode.model={tiny_encoder_dir}", "mine.k=8",
-                      "mine.src_lang=en", "mine.tgt_lang=en"), progress=False)
+        mine(_cfg(corpus, out, f"encode.model={tiny_encoder_dir}", "mine.k=8",
+                      "mine.src_lang=en", "mine.tgt_lang=en"))
 
     # the encode outputs are inputs too (no encoding), the HNSW index gives the same pairs
     again = tmp_path / "from-vectors"
     vec = load_config(None, [f"mine.src={out}/embeddings/src",
                              f"mine.tgt={out}/embeddings/tgt/data/*/*.parquet",
                              f"mine.output={again}", "mine.index=hnsw"])
-    res2 = run_mine(vec, progress=False)
+    res2 = mine(vec)
     assert res2.info["src"]["kind"] == "vectors" and res2.info["src_lang"] == "en"
     assert res2.info["indexes"]["forward"]["kind"] == "hnsw"
     mined = read_output(str(again)).to_pandas()
@@ -94,8 +102,9 @@ def test_planted_pairs_are_mined_from_text(ray_session, tiny_encoder_dir, corpus
     assert len(kept & both) >= 0.95 * len(kept) and res2.report.rows_rejected == 0
 
     # paralib select reads the mined pairs: a bound on the margin
-    sel = run_select(SelectSpec(input=str(again), output=str(tmp_path / "sel"),
-                                bounds=[Bound(column="margin", lower=1.2)]))
+    spec = SelectSpec(input=str(again), output=str(tmp_path / "sel"),
+                      bounds=[Bound(column="margin", lower=1.2)])
+    sel = selection.run(spec, StageContext())
     assert sel["rows_in"] == len(mined)
     picked = read_pairs(str(tmp_path / "sel"))
     assert len(picked) == int((mined["margin"] >= 1.2).sum()) > 0

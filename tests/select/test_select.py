@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
+from paralib.io.context import StageContext
 from paralib.select import (
     Bound,
     FoldSpec,
@@ -17,9 +18,9 @@ from paralib.select import (
     SelectError,
     SelectSpec,
     read_pairs,
-    run_select,
     select,
 )
+from paralib.select import run as selection
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +122,7 @@ def test_missing_column_is_named(scored):
         FoldSpec(column="cost", keep=[11])
 
 
-def test_run_select_writes_pairs_and_report(scored, tmp_path):
+def test_the_stage_writes_pairs_and_report(scored, tmp_path):
     src = tmp_path / "score" / "data" / "m30k-00000"
     src.mkdir(parents=True)
     scored.iloc[:1500].to_parquet(src / "part-0.parquet")
@@ -133,7 +134,7 @@ def test_run_select_writes_pairs_and_report(scored, tmp_path):
     spec = SelectSpec(input=str(tmp_path / "score"), output=str(tmp_path / "sel"), seed=7,
                       exclude=[str(tmp_path / "held.parquet")],
                       bounds=[Bound(column="cost", upper=0.9)])
-    rep = run_select(spec)
+    rep = selection.run(spec, StageContext())
     out = read_pairs(str(tmp_path / "sel" / "pairs.parquet"))
     assert len(out) == rep["rows_out"] and not out["id"].isin(range(10)).any()
     saved = json.loads((tmp_path / "sel" / "selection.json").read_text())

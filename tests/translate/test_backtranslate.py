@@ -13,11 +13,17 @@ import pyarrow as pa
 import pytest
 import yaml
 
-from paralib.config import load_config
+from paralib.config import Config, load_config
+from paralib.io.context import StageContext
 from paralib.io.shards import read_output
-from paralib.io.stage import StageError
-from paralib.translate.backtranslate import backtranslate
+from paralib.io.stage import StageError, StageReport
+from paralib.translate import backtranslate as stage
 from paralib.translate.pipeline import actor_plan
+
+
+def backtranslate(cfg: Config) -> StageReport:
+    """The stage on ``cfg.backtranslate`` and ``cfg``'s context, without progress bars."""
+    return stage.run(cfg.backtranslate, StageContext.of(cfg, progress=False))
 
 
 def make_config(tiny_mt, out, inputs, **bt):
@@ -45,7 +51,7 @@ def test_end_to_end_local(ray_session, tiny_mt, m30k, tmp_path, fuse_io):
     inputs = m30k_input(m30k, 300) + [
         {"corpus": "bad", "src_lang": "de", "src": str(bad_de), "en": str(bad_en)}]
     cfg = make_config(tiny_mt, tmp_path / "out", inputs, fuse_io=fuse_io)
-    report = backtranslate(cfg, progress=False)
+    report = backtranslate(cfg)
 
     assert report.rows_in == 304 and report.rows_out == 301 and report.rows_rejected == 3
     assert report.shards == 4 and report.hypotheses == 301 * 3
@@ -69,21 +75,21 @@ def test_end_to_end_local(ray_session, tiny_mt, m30k, tmp_path, fuse_io):
     assert '"rows_in": 304' in summary
 
     # A second run finds every shard complete and redoes nothing.
-    again = backtranslate(cfg, progress=False)
+    again = backtranslate(cfg)
     assert again.shards_skipped == 4 and again.rows_in == 304
     assert len(read_output(str(tmp_path / "out"))) == 903
     # ... but the same output with other options is refused rather than mixed.
     other = make_config(tiny_mt, tmp_path / "out", inputs, num_hypotheses=2,
                         fuse_io=fuse_io)
     with pytest.raises(StageError, match="made from another input or with other options"):
-        backtranslate(other, progress=False)
+        backtranslate(other)
 
 
 @pytest.mark.slow
 def test_resume_redoes_only_incomplete_shards(ray_session, tiny_mt, m30k, tmp_path):
     out = tmp_path / "out"
     cfg = make_config(tiny_mt, out, m30k_input(m30k, 300), num_hypotheses=1)
-    backtranslate(cfg, progress=False)
+    backtranslate(cfg)
     before = read_output(str(out)).to_pandas().sort_values("id").reset_index(drop=True)
     # Simulate a kill in shard 1: marker missing, a stray partial part left behind.
     (out / "_markers" / "m30k-00001.json").unlink()
@@ -91,7 +97,7 @@ def test_resume_redoes_only_incomplete_shards(ray_session, tiny_mt, m30k, tmp_pa
     import pyarrow.parquet as pq
 
     pq.write_table(stray, out / "data" / "m30k-00001" / "part-stray.parquet")
-    report = backtranslate(cfg, progress=False)
+    report = backtranslate(cfg)
     assert report.shards_skipped == 2 and report.rows_in == 300
     after = read_output(str(out)).to_pandas().sort_values("id").reset_index(drop=True)
     assert after["id"].is_unique and len(after) == 300
@@ -179,10 +185,10 @@ def test_one_model_per_language(ray_session, tiny_mt, m30k, tmp_path):
     from paralib.config import ConfigError
 
     inputs = m30k_input(m30k, 60)
-    one = backtranslate(make_config(tiny_mt, tmp_path / "one", inputs), progress=False)
+    one = backtranslate(make_config(tiny_mt, tmp_path / "one", inputs))
     per = make_config(tiny_mt, tmp_path / "per", inputs, models=f"{{deu: {tiny_mt}/ct2-int8}}")
     assert per.backtranslate.models == {"de": f"{tiny_mt}/ct2-int8"}
-    report = backtranslate(per, progress=False)
+    report = backtranslate(per)
     assert report.rows_out == one.rows_out == 60
     cols = ["id", "rank", "trans", "cost"]
     a = read_output(str(tmp_path / "one")).to_pandas()[cols].sort_values(["id", "rank"])
@@ -192,4 +198,4 @@ def test_one_model_per_language(ray_session, tiny_mt, m30k, tmp_path):
                         "en": m30k["val_en"], "limit": 5}]
     cfg = make_config(tiny_mt, tmp_path / "fr", french, models=f"{{de: {tiny_mt}/ct2-int8}}")
     with pytest.raises(ConfigError, match="no model for fr"):
-        backtranslate(cfg, progress=False)
+        backtranslate(cfg)

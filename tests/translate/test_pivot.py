@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from paralib.config import ConfigError, load_config
+from paralib.io.context import StageContext
 from paralib.io.shards import read_output
-from paralib.translate.paraphrase import paraphrase
-from paralib.translate.pivot import pivot
+from paralib.translate import paraphrase, pivot
 
 
 @pytest.fixture()
@@ -27,7 +27,7 @@ def test_round_trip_kbest_on_both_legs(ray_session, tiny_mt, english, tmp_path):
         f"pivot.model={model}", f"pivot.model_back={model}", f"pivot.output={tmp_path}/pv",
         "pivot.beam_size=3", "pivot.pivot_hypotheses=2", "pivot.num_hypotheses=3",
         "pivot.max_decoding_length=30", "bitext.shard_rows=25"])
-    report = pivot(cfg, progress=False)
+    report = pivot.run(cfg.pivot, StageContext.of(cfg, progress=False))
     assert (report.rows_in, report.rows_out, report.rows_rejected) == (61, 60, 1)
     assert report.hypotheses == 60 * 2 * 3
     data = read_output(f"{tmp_path}/pv").to_pandas()
@@ -46,7 +46,7 @@ def test_paraphrase_generation(ray_session, tiny_mt, english, tmp_path):
         f"paraphrase.inputs=[{{corpus: en, src_lang: en, format: lines, path: '{english}'}}]",
         f"paraphrase.model={tiny_mt}/ct2-int8", f"paraphrase.output={tmp_path}/pp",
         "paraphrase.num_hypotheses=2", "paraphrase.max_decoding_length=30"])
-    report = paraphrase(cfg, progress=False)
+    report = paraphrase.run(cfg.paraphrase, StageContext.of(cfg, progress=False))
     assert (report.rows_out, report.hypotheses) == (60, 120)
     data = read_output(f"{tmp_path}/pp").to_pandas()
     assert (data["src"] == data["ref"]).all()

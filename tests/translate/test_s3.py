@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from paralib.config import load_config
+from paralib.io.context import StageContext
 from paralib.io.fs import S3Options, expand_glob
 from paralib.io.shards import read_output
-from paralib.translate.backtranslate import backtranslate
+from paralib.translate import backtranslate
 
 pytest.importorskip("moto.server")
 boto3 = pytest.importorskip("boto3")
@@ -33,7 +34,7 @@ def test_backtranslate_s3_to_s3(ray_session, tiny_mt, s3_endpoint, bucket):
         "bitext.shard_rows=100", f"backtranslate.model={tiny_mt}/ct2-int8",
         "backtranslate.output=s3://paralib-test/out/bt", "backtranslate.num_hypotheses=2",
         "backtranslate.max_decoding_length=40"])
-    report = backtranslate(cfg, progress=False)
+    report = backtranslate.run(cfg.backtranslate, StageContext.of(cfg, progress=False))
     assert report.rows_in == 200 and report.rows_out == 200 and report.hypotheses == 400
 
     keys = [o["Key"] for o in bucket.list_objects_v2(Bucket="paralib-test",
@@ -43,7 +44,7 @@ def test_backtranslate_s3_to_s3(ray_session, tiny_mt, s3_endpoint, bucket):
     table = read_output("s3://paralib-test/out/bt", "data", cfg.s3.options())
     assert table.num_rows == 400 and len(set(table.column("id").to_pylist())) == 200
 
-    again = backtranslate(cfg, progress=False)
+    again = backtranslate.run(cfg.backtranslate, StageContext.of(cfg, progress=False))
     assert again.shards_skipped == 2
 
 
@@ -58,7 +59,6 @@ def test_s3_glob_and_missing(s3_endpoint, bucket):
 @pytest.mark.slow
 def test_train_checkpoints_to_s3(ray_session, s3_endpoint, bucket, tmp_path):
     """Ray Train's run storage (checkpoints) on an S3 endpoint: ``train.storage_path: s3://``."""
-    from paralib.io.context import StageContext
     from paralib.train.run import train
 
     cfg = load_config(None, [

@@ -12,11 +12,11 @@ import sacrebleu
 
 from paralib.analysis.canonical import word_overlap, words
 from paralib.config import load_config
+from paralib.io.context import StageContext
 from paralib.io.shards import read_output
 from paralib.mt.data import read_text
 from paralib.paths import PROJECT_ROOT, models_root
-from paralib.translate.paraphrase import paraphrase
-from paralib.translate.pivot import pivot
+from paralib.translate import paraphrase, pivot
 
 GERMAN = {"ein", "eine", "einem", "einer", "einen", "der", "die", "das", "dem", "den", "mit",
           "und", "auf", "im", "steht", "sitzt", "spielt"}
@@ -50,7 +50,7 @@ def test_round_trip_with_the_shipped_models(ray_session, test2016, tmp_path):
         'pivot.model="{models}/en-de"', 'pivot.model_back="{models}/de-en"',
         "pivot.beam_size=4", "pivot.pivot_hypotheses=2", "pivot.num_hypotheses=2",
         "pivot.max_decoding_length=60", "bitext.shard_rows=16"])
-    report = pivot(cfg, progress=False)
+    report = pivot.run(cfg.pivot, StageContext.of(cfg, progress=False))
     assert (report.rows_in, report.rows_out, report.hypotheses) == (48, 48, 48 * 2 * 2)
     data = read_output(f"{tmp_path}/pv").to_pandas()
     data["line"] = by_line(data, len(en))
@@ -78,7 +78,7 @@ def test_paraphrases_from_the_shipped_model(ray_session, data_dir, tmp_path):
         "bitext.shard_rows=12"])
     shipped = str(models_root() / "en-en-paraphrase")
     assert cfg.paraphrase.model == load_config(None).paraphrase.model == shipped
-    report = paraphrase(cfg, progress=False)
+    report = paraphrase.run(cfg.paraphrase, StageContext.of(cfg, progress=False))
     assert (report.rows_out, report.hypotheses) == (24, 72)
     data = read_output(f"{tmp_path}/pp").to_pandas()
     data["line"] = by_line(data, len(en))
