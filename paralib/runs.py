@@ -51,7 +51,6 @@ def train_model(cfg: Config, engine: str = "ray", trained: bool = True, progress
     Ray Train resumes a run of the same name from its latest checkpoint; with a
     ``train_key`` that is kept for an interrupted run of this very config (its key file in
     the model's folder), never for checkpoints of another one."""
-    from paralib.io.context import StageContext
     from paralib.train.identity import check_run
     from paralib.train.run import train
 

@@ -62,8 +62,13 @@ def _model_arg(value: str) -> tuple[str, str]:
 
 
 def _unique(name: str, taken: dict) -> str:
-    return next(n for n in (name, *(f"{name}-{i}" for i in range(2, len(taken) + 2)))
-                if n not in taken)
+    """``name``, or ``name-2``, ``name-3``... when it is taken."""
+    if name not in taken:
+        return name
+    i = 2
+    while f"{name}-{i}" in taken:
+        i += 1
+    return f"{name}-{i}"
 
 
 def summary(report: dict | EvalReport) -> list[str]:

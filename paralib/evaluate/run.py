@@ -80,7 +80,9 @@ def describe_data(data: Any) -> dict:
         return {"status": "ok", "sentences": len(data.texts), "files": data.files}
     if isinstance(data, Aligned):
         return {"status": "ok", "pairs": len(data.other), "files": data.files}
-    return {"status": "ok", "sentences": len(data)}  # the speed set: a list of sentences
+    if isinstance(data, list):  # the speed set
+        return {"status": "ok", "sentences": len(data)}
+    return {"status": "ok"}
 
 
 def run(section: Evaluation, ctx: StageContext | None = None) -> EvalReport:
