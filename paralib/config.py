@@ -62,6 +62,10 @@ class RayConfig(Strict):
     # available_node_types are what the autoscaler can add, so a request that fits none of
     # them fails at once instead of waiting (without it, such a request only warns)
     node_types: NotResults[ExpandedPath | None] = None
+    # run the sharded stages (backtranslate, score, decontaminate, encode) one shard after
+    # another in this process, without Ray: the same actors and outputs, no Ray start-up (a
+    # laptop's small job, a debugger, a machine without Ray)
+    in_process: NotResults[bool] = False
 
 
 class S3Config(Strict):

@@ -167,8 +167,11 @@ def quiet_ray() -> None:
     console = current()
     if console.verbose:
         return
-    import ray  # noqa: F401  (configures the "ray" logger)
-    import ray.data  # noqa: F401  (configures "ray.data")
+    try:
+        import ray  # noqa: F401  (configures the "ray" logger)
+        import ray.data  # noqa: F401  (configures "ray.data")
+    except ImportError:  # a machine without Ray runs stages with ``ray.in_process``
+        return
 
     for name, logger in list(logging.root.manager.loggerDict.items()):
         if not (name == "ray" or name.startswith("ray.")) or not isinstance(logger,

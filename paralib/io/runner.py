@@ -23,6 +23,7 @@ its shards itself.
 
 from __future__ import annotations
 
+import os
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
@@ -30,6 +31,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
+import pandas as pd
 import pyarrow as pa
 
 from paralib.console import data_progress_bars
@@ -186,18 +188,31 @@ def run_stage(stage: ShardedStage) -> StageReport:
 
 
 def _run_shards(stage: ShardedStage, plan: Plan, keys: list[str], report: StageReport) -> None:
-    """Shards ``keys`` through the stage's actors on Ray Data; their markers are written as
-    their coverage rows come in."""
+    """Shards ``keys`` through the stage's actors, on Ray Data or, with ``ray.in_process``,
+    one shard after another in this process; their markers are written as their coverage
+    rows come in."""
+    ctx = stage.ctx
+    items = [plan.items[k] for k in keys]
+    if ctx.ray.in_process:
+        work = stage.work(local_resources(), keys)
+        batches = in_process(work, items, write_kwargs(stage) if work.write else None)
+    else:
+        batches = _on_ray(stage, stage.work(stage.start_ray(), keys), items)
+    collect(batches, keys, stage.output, ctx.storage, report, ctx.progress, stage.name,
+            plan.prints, rows=plan.rows(keys), inputs=plan.contents)
+
+
+def _on_ray(stage: ShardedStage, work: Work, items: list[dict]) -> Iterator[pd.DataFrame]:
+    """``from_items(shards) -> read -> actor pools -> write`` on Ray Data: its batches of
+    coverage rows."""
     import ray
 
-    ctx = stage.ctx
-    work = stage.work(stage.start_ray(), keys)
     for bundle, what, together in dict.fromkeys(
             (tuple(a.bundle().items()), a.what, a.together) for a in work.actors):
-        check_fits(ctx.ray, dict(bundle), what, count=together)
+        check_fits(stage.ctx.ray, dict(bundle), what, count=together)
     ray.data.DataContext.get_current().enable_progress_bars = (
-        stage.ray_bars and data_progress_bars(ctx.progress))
-    ds = ray.data.from_items([plan.items[k] for k in keys], override_num_blocks=len(keys))
+        stage.ray_bars and data_progress_bars(stage.ctx.progress))
+    ds = ray.data.from_items(items, override_num_blocks=len(items))
     if work.read is not None:
         ds = ds.map_batches(work.read, batch_size=1, batch_format="pandas", num_cpus=0.25,
                             fn_kwargs=work.read_kwargs)
@@ -206,8 +221,30 @@ def _run_shards(stage: ShardedStage, plan: Plan, keys: list[str], report: StageR
     if work.write:
         ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas",
                             num_cpus=0.25, fn_kwargs=write_kwargs(stage))
-    collect(ds, keys, stage.output, ctx.storage, report, ctx.progress, stage.name, plan.prints,
-            rows=plan.rows(keys), inputs=plan.contents)
+    return ds.iter_batches(batch_size=None, batch_format="pandas")
+
+
+def local_resources() -> dict[str, float]:
+    """What this process offers the actors when no Ray runs: its CPUs, no GPU (a GPU actor
+    still uses CUDA where its ``device`` says so)."""
+    return {"CPU": float(os.cpu_count() or 1)}
+
+
+def in_process(work: Work, items: list[dict], write: dict | None) -> Iterator[pd.DataFrame]:
+    """The same read -> actors -> write chain as on Ray, one shard at a time in this
+    process, each actor made once (``ray.in_process``: no Ray start-up, no object store,
+    a debugger sees every step); yields each shard's coverage rows."""
+    actors = [(a.cls(**a.kwargs), a.batch_size) for a in work.actors]
+    for item in items:
+        rows = pd.DataFrame([item])
+        if work.read is not None:
+            rows = work.read(rows, **work.read_kwargs)
+        for actor, size in actors:
+            step = size or max(len(rows), 1)
+            parts = [actor(rows.iloc[i:i + step].reset_index(drop=True))
+                     for i in range(0, max(len(rows), 1), step)]
+            rows = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+        yield write_parts(rows, **write) if write is not None else rows
 
 
 def bitext_plan(shards: list[ShardSpec], prints: dict[str, Any]) -> Plan:

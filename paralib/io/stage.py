@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 
 import pandas as pd
@@ -294,11 +295,14 @@ def write_parts(batch: pd.DataFrame, out: str, s3: S3Options | None,
     return pd.DataFrame(summary, columns=COVERAGE_COLUMNS)
 
 
-def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageReport,
+def collect(batches: Iterator[pd.DataFrame], keys: list[str], out: str,
+            s3: S3Options | None, report: StageReport,
             progress: bool, desc: str, prints: dict[str, str] | None = None,
             rows: int | None = None,
             inputs: dict[str, tuple[str, tuple[str, ...]]] | None = None) -> None:
-    """Consume coverage rows; mark each shard complete once all its input rows are in.
+    """Consume the batches of coverage rows (from Ray Data, or
+    :func:`paralib.io.runner.in_process`); mark each shard complete once all its input rows
+    are in.
 
     ``desc`` is the stage's command (``score``): markers and the summary carry it, so that a
     reader of an unfinished output can say which stage has to finish. ``inputs`` are the
@@ -318,8 +322,7 @@ def collect(ds, keys: list[str], out: str, s3: S3Options | None, report: StageRe
         done = sum(1 for s in state.values() if s["covered"] == s["rows_in"])
         return f"{done} of {len(keys)} shards complete"
 
-    batches = watch(iter(ds.iter_batches(batch_size=None, batch_format="pandas")),
-                    stall_timeout(), desc, where)
+    batches = watch(batches, stall_timeout(), desc, where)
     try:
         for batch in batches:
             for row in batch.to_dict("records"):

@@ -11,6 +11,7 @@ import sys
 import pandas as pd
 import pytest
 
+from paralib.config import RayConfig
 from paralib.io.context import StageContext
 from paralib.io.runner import Actor, Plan, ShardedStage, Work, run_stage
 from paralib.io.shards import read_marker, read_output
@@ -95,3 +96,20 @@ def test_a_stage_runs_once_and_resumes(tmp_path):
 
     with pytest.raises(StageError, match="other options"):
         run_stage(Numbers(ctx, out, factor=3))
+
+
+def test_in_process_runs_the_same_chain_without_ray(tmp_path, monkeypatch):
+    def no_ray(self):
+        raise AssertionError("ray.in_process must not start Ray")
+
+    monkeypatch.setattr(ShardedStage, "start_ray", no_ray)
+    out = str(tmp_path / "numbers")
+    ctx = StageContext(progress=False, ray=RayConfig(in_process=True))
+    stage = Numbers(ctx, out, factor=2)
+    report = run_stage(stage)
+    assert (report.rows_in, report.rows_out, report.rows_rejected) == (15, 8, 7)
+    assert report.reasons == {"odd": 7}
+    data = read_output(out).to_pandas().sort_values("n")
+    assert data["half"].tolist() == [0, 2, 4, 6, 8, 10, 12, 14]
+    assert read_marker(out, "a").rows_in == 10 and read_marker(out, "b").rows_out == 3
+    assert run_stage(Numbers(ctx, out, factor=2)).shards_skipped == 2

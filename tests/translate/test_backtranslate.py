@@ -40,17 +40,20 @@ def m30k_input(m30k, limit):
              "limit": limit}]
 
 
-@pytest.mark.parametrize("fuse_io", [True, False], ids=["shard-actors", "read-translate-write"])
+@pytest.mark.parametrize(("fuse_io", "in_process"), [(True, False), (False, False), (True, True)],
+                         ids=["shard-actors", "read-translate-write", "in-process"])
 @pytest.mark.slow
-def test_end_to_end_local(ray_session, tiny_mt, m30k, tmp_path, fuse_io):
+def test_end_to_end_local(ray_session, tiny_mt, m30k, tmp_path, fuse_io, in_process):
     # a second input with bad lines: every row must end up in the output or in rejects;
-    # the same whether actors read and write their shards or tasks do it around them
+    # the same whether actors read and write their shards, tasks do it around them, or
+    # one process does it all without Ray
     bad_de, bad_en = tmp_path / "bad.de", tmp_path / "bad.en"
     bad_de.write_bytes(b"Ein Hund rennt.\n\xc3\x28 kaputt\n\n" + b"lang " * 100 + b"\n")
     bad_en.write_bytes(b"A dog runs.\nbroken\nno source\nlong\n")
     inputs = m30k_input(m30k, 300) + [
         {"corpus": "bad", "src_lang": "de", "src": str(bad_de), "en": str(bad_en)}]
     cfg = make_config(tiny_mt, tmp_path / "out", inputs, fuse_io=fuse_io)
+    cfg.ray.in_process = in_process
     report = backtranslate(cfg)
 
     assert report.rows_in == 304 and report.rows_out == 301 and report.rows_rejected == 3
