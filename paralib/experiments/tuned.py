@@ -95,7 +95,7 @@ def make_tuned(plan: RunPlan, record: RunRecord, progress: bool, store: RecordSt
                         "pairs": (r.train.dump() if r.train else {}).get("pairs")}
                        for c, r in zip(plan.candidates, recs, strict=True)]})
     for key in ("select", "train"):
-        record.seconds[key] = sum((r.seconds.get(key) or 0) for r in recs)
+        record.seconds[key] = sum((r.seconds.get(key) or 0.0) for r in recs)
     broken = [f"{c.name} ({r.message})" for c, r in zip(plan.candidates, recs, strict=True)
               if r.status == "error" and not r.too_few_pairs]
     if broken:  # only a selection too small for the size leaves a candidate out for good
