@@ -21,10 +21,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypeAliasType
 
 from paralib.errors import InputError
 
 VERSION = 1
+
+Scalar = bool | int | float | str | None
+# a JSON value: a union, so that each value keeps its own type (1 stays 1, 1.0 stays 1.0)
+Value = TypeAliasType("Value", "Scalar | list[Value] | dict[str, Value]")
+Params = dict[str, Value]
+"""Parameter name → value (``length_range``: ``[lo, hi]``; a dotted key: what it takes)."""
 
 
 class ContractError(InputError, ValueError):
@@ -133,7 +140,7 @@ class StageManifest(Contract):
     reasons: dict[str, int] = Field(default_factory=dict)
     stage: str = ""
     fingerprint: str | None = None
-    identity: dict[str, Any] | None = None
+    identity: dict[str, Value] | None = None
     input: str | None = None
 
 
@@ -262,29 +269,93 @@ class EvalReport(Contract):
         return node.get("pearson") if isinstance(node, dict) else None
 
 
+class RunSetup(Record):
+    """What a run's model is (for the results book): its encoder ``parts``, how they
+    ``combine``, epochs, mega-batch size, whether ``trained`` and the ``engine``; or the
+    ``baseline`` or ``report`` it reads instead."""
+
+    parts: list[str] | None = None
+    combine: str | None = None
+    epochs: int | None = None
+    megabatch: int | None = None
+    trained: bool | None = None
+    engine: str | None = None
+    baseline: str | None = None
+    report: str | None = None
+
+
+class RowCounts(Record):
+    """The rows a run's selection read and kept."""
+
+    rows_in: int
+    rows_out: int
+
+
+class Made(Record):
+    """When (UTC), on what machine (older records do not say) and at what load average (of
+    the machine, all users) something was made."""
+
+    at: str = ""
+    load: float | None = None
+    machine: str | None = None
+    gpu: str | None = None
+
+
+class Candidate(Record):
+    """One candidate of a tuned run: its label and parameters, status and message, dev score
+    (``value``), the pairs it trained on and whether its selection was too small for the
+    size (``too_few_pairs``; before the flag, a ``SelectError`` message says so)."""
+
+    label: str = ""
+    params: Params = Field(default_factory=dict)
+    status: str = "ok"
+    message: str | None = None
+    value: float | None = None
+    too_few_pairs: bool | None = None
+    pairs: int | None = None
+
+    def too_small(self) -> bool:
+        """Whether it failed only because its selection is smaller than the size."""
+        return self.too_few_pairs if self.too_few_pairs is not None else \
+            str(self.message).startswith("SelectError:")
+
+
+class Tuned(Record):
+    """What a tuned run chose on dev: the metric and its mode, the ``chosen`` candidate, its
+    parameters and score (``None`` when no candidate scored) and every candidate."""
+
+    metric: str = ""
+    mode: str = "max"
+    chosen: str | None = None
+    params: Params | None = None
+    value: float | None = None
+    candidates: list[Candidate] = Field(default_factory=list)
+
+
 class RunRecord(Contract):
     """One run of an experiment (``run.json``, kept as ``docs/results/runs/NAME/SIZE/RUN.json``):
     its status (``ok``, ``error``, ``missing``, ``skipped``, ``held``), the fingerprints that
     tell it from a changed run, what made its model (``selection``, ``train``), its evaluation
-    results by suite, and seconds by step. A tuned run's candidates are run records too."""
+    results by suite (each suite's own keys), and seconds by step. A tuned run's candidates
+    are run records too."""
 
     name: str = ""
     status: str = "ok"
     message: str | None = None
-    setup: dict[str, Any] | None = None
-    params: dict[str, Any] | None = None
+    setup: RunSetup | None = None
+    params: Params | None = None
     train_key: str | None = None
     eval_key: str | None = None
     reused: bool | None = None
-    selection: dict[str, Any] | None = None
+    selection: RowCounts | None = None
     train: TrainingSummary | None = None
     results: dict[str, Any] | None = None
-    properties: dict[str, Any] | None = None
-    tuned: dict[str, Any] | None = None
+    properties: dict[str, float] | None = None
+    tuned: Tuned | None = None
     retrained: str | None = None
     too_few_pairs: bool | None = None
-    seconds: dict[str, Any] = Field(default_factory=dict)
-    made: dict[str, Any] | None = None
+    seconds: dict[str, float] = Field(default_factory=dict)
+    made: Made | None = None
 
     def complete(self, train_key: str, eval_key: str) -> bool:
         """Whether this is a finished run with these training and evaluation fingerprints
@@ -292,16 +363,8 @@ class RunRecord(Contract):
         missed a candidate for any reason but a selection too small for the size is not."""
         return self.status == "ok" and "results" in self.model_fields_set and \
             self.train_key == train_key and self.eval_key == eval_key and \
-            all(too_few_pairs(c) for c in (self.tuned or {}).get("candidates", [])
-                if c.get("status") == "error")
-
-
-def too_few_pairs(candidate: Mapping[str, Any]) -> bool:
-    """Whether a failed candidate (its summary in a tuned record) failed only because its
-    selection is smaller than the size: its flag, or for records made before the flag, the
-    message of a :class:`~paralib.select.steps.SelectError`."""
-    return bool(candidate.get("too_few_pairs",
-                              str(candidate.get("message")).startswith("SelectError:")))
+            all(c.too_small() for c in (self.tuned.candidates if self.tuned else [])
+                if c.status == "error")
 
 
 class TrialRecord(Contract):
@@ -310,16 +373,47 @@ class TrialRecord(Contract):
     its results and model are."""
 
     trial_id: str = ""
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: Params = Field(default_factory=dict)
     status: str = "completed"
     error: str | None = None
     epochs_planned: int = 0
     epochs_run: int = 0
-    history: list[dict[str, Any]] = Field(default_factory=list)
+    history: list[EpochRecord] = Field(default_factory=list)
     selected_pairs: int | None = None
     pairs: int | None = None
     path: str = ""
     model: str | None = None
+
+
+class Asha(Record):
+    """A search's ASHA early stopping: on or off, the most epochs a trial runs (``max_t``),
+    the epochs before any stop (``grace_period``) and the ``reduction_factor``."""
+
+    enabled: bool = False
+    max_t: int = 0
+    grace_period: int = 1
+    reduction_factor: float = 2.0
+
+
+class Searched(Record):
+    """One searched parameter: its name and domain (``kind``), with ``values`` for a
+    discrete one and ``low``/``high`` for a continuous one."""
+
+    name: str
+    kind: str
+    values: list[Value] | None = None
+    low: int | float | None = None
+    high: int | float | None = None
+
+
+class TuneTest(Record):
+    """The best epoch's one evaluation: the suites, its model and report (relative to the
+    report folder) and the headline test numbers (Pearson's r x100, ``None``: not ok)."""
+
+    suites: list[str] = Field(default_factory=list)
+    model: str = ""
+    results: dict[str, float | None] = Field(default_factory=dict)
+    report: str = ""
 
 
 class TuneSummary(Contract):
@@ -335,17 +429,19 @@ class TuneSummary(Contract):
     metric: str = "dev_pearson"
     mode: str = "max"
     seed: int = 0
-    asha: dict[str, Any] = Field(default_factory=dict)
+    asha: Asha = Field(default_factory=Asha)
     concurrent: int = 1
     trial_cpus: float = 1.0
     worker_bundles: list[dict[str, float]] = Field(default_factory=list)
     experiment: str = ""
     seconds: float = 0.0
     selects: bool = True
-    parameters: list[dict[str, Any]] = Field(default_factory=list)
+    parameters: list[Searched] = Field(default_factory=list)
     placement_groups_reaped: int = 0
     trials: list[TrialRecord] = Field(default_factory=list)
     tensorboard: str = ""
+    # the best epoch: trial_id, params, epoch, checkpoint_path, status and the metric's value
+    # under the metric's own name (read back as it was written: results.read_best)
     best: dict[str, Any] | None = None
-    test: dict[str, Any] | None = None
+    test: TuneTest | None = None
     files: dict[str, str] | None = None

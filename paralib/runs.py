@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paralib.config import Config
-from paralib.contracts import RunRecord, TrainingSummary
+from paralib.contracts import RowCounts, RunRecord, TrainingSummary
 from paralib.io.context import StageContext
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def make_model(cfg: Config, record: RunRecord, *, select: bool = True, engine: s
         t0 = time.perf_counter()
         ctx = StageContext.bare("select", cfg.select, cfg.s3.options())
         report = select_pairs(cfg.select, ctx)
-        record.selection = {"rows_in": report["rows_in"], "rows_out": report["rows_out"]}
+        record.selection = RowCounts(rows_in=report.rows_in, rows_out=report.rows_out)
         record.seconds["select"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     summary = train_model(cfg, engine, trained, progress, fresh, callbacks, train_key)

@@ -5,10 +5,14 @@ record from a newer paralib is refused."""
 from __future__ import annotations
 
 import json
+import typing
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
+from paralib import contracts
 from paralib.contracts import (
     VERSION,
     ContractError,
@@ -72,3 +76,21 @@ def test_the_evaluation_report_reads_a_pearson_anywhere():
     assert report.results("m") == {"stsb": {"status": "ok", "sets": {"dev": {"pearson": 71.5}}}}
     assert report.result("stsb", "m") == {"status": "ok", "sets": {"dev": {"pearson": 71.5}}}
     assert report.result("stsb", "other") == {} and report.result("sts", "m") == {}
+
+
+def _free_form(annotation: Any) -> bool:
+    """Whether a field's type is or holds a dict of ``Any`` (keys nothing declares)."""
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) is dict and args[-1:] == (Any,):
+        return True
+    return any(_free_form(arg) for arg in args)
+
+
+def test_the_contracts_have_at_most_five_free_form_fields():
+    assert _free_form(dict[str, Any] | None) and _free_form(list[dict[str, Any]])
+    assert _free_form(dict[str, dict[str, Any]]) and not _free_form(dict[str, float])
+    models = [m for m in vars(contracts).values() if isinstance(m, type) and
+              issubclass(m, BaseModel) and m.__module__ == contracts.__name__]
+    free = [f"{m.__name__}.{name}" for m in models for name, field in m.model_fields.items()
+            if _free_form(field.annotation)]
+    assert len(free) <= 5, f"free-form dict fields in paralib/contracts.py: {free}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from paralib.contracts import RunRecord, TrainingSummary
+from paralib.contracts import Made, RunRecord, RunSetup, TrainingSummary
 from paralib.experiments.reading import fmt_delta, reading, where
 from paralib.experiments.records import AnyRecords, as_records
 from paralib.experiments.spec import Experiment
@@ -31,7 +31,7 @@ class RunInfo:
     made: int
     reused: int
     reused_seconds: float
-    reused_made: list[dict[str, Any]] = field(default_factory=list)
+    reused_made: list[Made] = field(default_factory=list)
     plot: str | None = None
     gpu: str | None = None
 
@@ -68,13 +68,12 @@ def tuned_text(name: str, record: RunRecord) -> str | None:
     tuned = record.tuned
     if not tuned:
         return None
-    cands = "; ".join(
-        f"{c['label']}: " + (_num(c.get("value")) if c.get("status") == "ok"
-                             else f"{c.get('status')} ({c.get('message', '')})")
-        for c in tuned.get("candidates", []))
-    chose = (f"chose {tuned['chosen']} ({tuned['metric']} {_num(tuned.get('value'))})"
-             if tuned.get("chosen") else "chose nothing")
-    return f"{_cell(name)}: {chose} of {len(tuned.get('candidates', []))} candidates: {cands}"
+    cands = "; ".join(f"{c.label}: " + (_num(c.value) if c.status == "ok"
+                                        else f"{c.status} ({c.message})")
+                      for c in tuned.candidates)
+    chose = (f"chose {tuned.chosen} ({tuned.metric} {_num(tuned.value)})"
+             if tuned.chosen else "chose nothing")
+    return f"{_cell(name)}: {chose} of {len(tuned.candidates)} candidates: {cands}"
 
 
 def cell_notes(table: TableData, records: AnyRecords) -> list[str]:
@@ -133,15 +132,15 @@ def directions_table(table: TableData) -> list[str]:
 
 
 def _model_text(record: RunRecord) -> str:
-    setup = record.setup or {}
-    if setup.get("baseline"):
-        return f"baseline `{setup['baseline']}`"
-    if setup.get("report"):
-        return f"report `{setup['report']}`"
-    parts = setup.get("parts") or []
-    text = " + ".join(parts) if setup.get("combine") == "sum" else ", ".join(parts)
+    setup = record.setup or RunSetup()
+    if setup.baseline:
+        return f"baseline `{setup.baseline}`"
+    if setup.report:
+        return f"report `{setup.report}`"
+    parts = setup.parts or []
+    text = " + ".join(parts) if setup.combine == "sum" else ", ".join(parts)
     if len(parts) > 1:
-        text += f" ({setup.get('combine')})"
+        text += f" ({setup.combine})"
     return text or "—"
 
 
@@ -160,12 +159,11 @@ def runs_table(records: AnyRecords) -> list[str]:
     lines = ["| run | model | training pairs | epochs (best) | M | dev r | train s | eval s | "
              "status |", "|---|---|---|---|---|---|---|---|---|"]
     for name, r in as_records(records).items():
-        setup, secs = r.setup or {}, r.seconds
+        setup, secs = r.setup or RunSetup(), r.seconds
         train = r.train or TrainingSummary()
-        epochs = (f"{setup['epochs']} ({train.best_epoch})"
-                  if setup.get("epochs") and r.train else "—")
-        megabatch = setup.get("megabatch", "—")
-        if setup.get("trained") is False:
+        epochs = f"{setup.epochs} ({train.best_epoch})" if setup.epochs and r.train else "—"
+        megabatch = "—" if setup.megabatch is None else setup.megabatch
+        if setup.trained is False:
             epochs, megabatch = "untrained (tokenisers fitted)", "—"
         status = r.status
         if status == "ok" and r.reused:
@@ -189,20 +187,20 @@ def _made_text(info: RunInfo) -> str:
     """When the reused runs were made, and how long they took then."""
     text = f"{info.reused_seconds:,.0f} s of training and evaluation"
     if info.reused_made:
-        times = sorted(m["at"] for m in info.reused_made)
-        loads = [m["load"] for m in info.reused_made if m.get("load") is not None]
+        times = sorted(m.at for m in info.reused_made)
+        loads = [m.load for m in info.reused_made if m.load is not None]
         span = times[0] if times[0] == times[-1] else f"{times[0]} to {times[-1]}"
         load = f", load average {min(loads):.1f} to {max(loads):.1f}" if loads else ""
         text += f" when they were made ({span}{load}{_machines_text(info.reused_made)})"
     return text
 
 
-def _machines_text(made: list[dict[str, Any]]) -> str:
+def _machines_text(made: list[Made]) -> str:
     """Where the reused runs were made, for the records that say (older ones do not)."""
     counts: dict[str, int] = {}
     for m in made:
-        if m.get("machine"):
-            counts[m["machine"]] = counts.get(m["machine"], 0) + 1
+        if m.machine:
+            counts[m.machine] = counts.get(m.machine, 0) + 1
     if not counts:
         return ""
     parts = [f"{n} on {machine}" for machine, n in counts.items()]

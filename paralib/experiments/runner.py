@@ -33,7 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from paralib.contracts import RunRecord
+from paralib.contracts import Made, RunRecord, RunSetup
 from paralib.experiments.book import write_section
 from paralib.experiments.lock import run_lock
 from paralib.experiments.needs import unmet_all
@@ -114,17 +114,17 @@ def _settings(exp: Experiment, size: str):
     return Settings(data=data_root(), progress=False, **values)
 
 
-def _setup(plan: RunPlan) -> dict[str, Any]:
+def _setup(plan: RunPlan) -> RunSetup:
     if plan.baseline:
-        return {"baseline": plan.baseline}
+        return RunSetup(baseline=plan.baseline)
     if plan.report:
-        return {"report": plan.report}
+        return RunSetup(report=plan.report)
     if plan.config is None:
-        return {}
+        return RunSetup()
     t = plan.config.train
-    return {"parts": [f"{p.encoder}({p.tokens}, {p.dim})" for p in t.model.parts],
-            "combine": t.model.combine, "epochs": t.epochs, "megabatch": t.megabatch.size,
-            "trained": plan.trained, "engine": plan.engine}
+    return RunSetup(parts=[f"{p.encoder}({p.tokens}, {p.dim})" for p in t.model.parts],
+                    combine=t.model.combine, epochs=t.epochs, megabatch=t.megabatch.size,
+                    trained=plan.trained, engine=plan.engine)
 
 
 def _properties(plan: RunPlan) -> dict[str, float]:
@@ -143,7 +143,7 @@ def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool 
     without one is left for a later invocation."""
     from paralib.evaluate import Evaluation
 
-    base = {"name": plan.name, "setup": _setup(plan), "seconds": {}}
+    base: dict[str, Any] = {"name": plan.name, "setup": _setup(plan), "seconds": {}}
     if plan.skipped:
         return RunRecord(**base, status="skipped", message=f"not run at size {size}")
     if plan.missing:
@@ -198,13 +198,13 @@ def _gpu() -> str | None:
     return torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
 
 
-def _now() -> dict[str, Any]:
+def _now() -> Made:
     """When, on what machine and at what load average (of the machine, all users) something
     was made."""
     gpu = _gpu()
     machine = f"{os.cpu_count() or 0} CPU cores" + (f" and an {gpu}" if gpu else "")
-    return {"at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "load": _load(),
-            "machine": machine, "gpu": gpu}
+    return Made(at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), load=_load(),
+                machine=machine, gpu=gpu)
 
 
 def command_line(name: str, size: str, out: str | Path = DEFAULT_OUT,
@@ -309,8 +309,8 @@ def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
         reused = [r for r in by_run.values() if r.status == "ok" and r.reused]
         info = RunInfo(size=size, command=command_line(name, size, out, results, plots,
                                                        overrides, records),
-                       seconds=seconds, started=now["at"], cpus=os.cpu_count() or 0,
-                       load=now["load"], gpu=now["gpu"],
+                       seconds=seconds, started=now.at, cpus=os.cpu_count() or 0,
+                       load=now.load, gpu=now.gpu,
                        made=sum(r.status == "ok" and not r.reused for r in by_run.values()),
                        reused=len(reused),
                        reused_seconds=sum(sum(v for v in r.seconds.values() if v)

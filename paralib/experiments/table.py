@@ -113,7 +113,7 @@ def direction(comp: Comparison, a: Key, b: Key | None, cells: dict[Key, Cell]) -
 
 def tuned_note(record: RunRecord) -> str:
     """``tuned: length_range [0, 10]``: the candidate a tuned run chose on dev, if any."""
-    chosen = (record.tuned or {}).get("chosen")
+    chosen = record.tuned.chosen if record.tuned else None
     return f"tuned: {chosen}" if chosen else ""
 
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from paralib.console import log_to_file
-from paralib.contracts import RunRecord
+from paralib.contracts import RunRecord, Tuned
 from paralib.experiments.metrics import MetricError, read_metric
 from paralib.experiments.plan import RunPlan
 from paralib.experiments.records import RECORD, RecordStore, read_record, write_record
@@ -84,7 +84,7 @@ def make_tuned(plan: RunPlan, record: RunRecord, progress: bool, store: RecordSt
     metric = plan.tune_metric or "train/dev_pearson"
     recs = [_candidate(c, progress, store) for c in plan.candidates]
     best = choose(recs, metric, plan.tune_mode)
-    record.tuned = {
+    record.tuned = Tuned.model_validate({
         "metric": metric, "mode": plan.tune_mode,
         "chosen": plan.candidates[best].name if best is not None else None,
         "params": plan.candidates[best].params if best is not None else None,
@@ -93,9 +93,9 @@ def make_tuned(plan: RunPlan, record: RunRecord, progress: bool, store: RecordSt
                         "message": r.message, "value": score(r, metric),
                         "too_few_pairs": bool(r.too_few_pairs),
                         "pairs": (r.train.dump() if r.train else {}).get("pairs")}
-                       for c, r in zip(plan.candidates, recs, strict=True)]}
+                       for c, r in zip(plan.candidates, recs, strict=True)]})
     for key in ("select", "train"):
-        record.seconds[key] = sum((r.seconds.get(key) or 0) for r in recs)
+        record.seconds[key] = sum((r.seconds.get(key) or 0.0) for r in recs)
     broken = [f"{c.name} ({r.message})" for c, r in zip(plan.candidates, recs, strict=True)
               if r.status == "error" and not r.too_few_pairs]
     if broken:  # only a selection too small for the size leaves a candidate out for good

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
           f"{counts['error']} failed")
     if best:
         print(f"best: {best['params']} epoch {best['epoch']}, {metric} {best[metric]:.2f}")
-        for name, value in (summary.test or {}).get("results", {}).items():
+        for name, value in (summary.test.results if summary.test else {}).items():
             print(f"  test {name}: {value:.2f}" if value is not None else f"  test {name}: –")
     files = summary.files or {}
     print(f"report: {files['html']} (also {files['markdown']}, {files['json']})")

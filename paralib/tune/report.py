@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from paralib.contracts import TrialRecord, TuneSummary
+from paralib.contracts import Searched, TrialRecord, TuneSummary
 from paralib.evaluate.plots import pyplot, save_figure
 from paralib.io import fs
 from paralib.tune.results import best_of
@@ -50,7 +50,7 @@ def status_counts(summary: TuneSummary) -> dict[str, int]:
 def trial_rows(summary: TuneSummary) -> tuple[list[str], list[list[str]]]:
     """The trial table (header, rows), best dev first."""
     metric, mode = summary.metric, summary.mode
-    names = [p["name"] for p in summary.parameters]
+    names = [p.name for p in summary.parameters]
     header = ["trial", *names, "pairs", "epochs", f"best {metric} (epoch)", "status"]
     rows = []
     sign = -1 if mode == "max" else 1
@@ -61,11 +61,11 @@ def trial_rows(summary: TuneSummary) -> tuple[list[str], list[list[str]]]:
 
     for t in sorted(summary.trials, key=key):
         b = best_of(t.history, metric, mode)
-        best = f"{b[metric]:.2f} ({b.get('epoch')})" if b else "–"
+        best = f"{b[metric]:.2f} ({b.epoch})" if b else "–"
         rows.append([t.trial_id, *[_fmt(t.params.get(n), ".3g") for n in names],
                      _fmt(t.pairs if "pairs" in t.model_fields_set else t.selected_pairs),
                      f"{t.epochs_run}/{t.epochs_planned}",
-                     best, _status(t, summary.asha["enabled"])])
+                     best, _status(t, summary.asha.enabled)])
     return header, rows
 
 
@@ -73,21 +73,21 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
 
-def _plot_parameter(summary: TuneSummary, param: dict, path: Path) -> None:
+def _plot_parameter(summary: TuneSummary, param: Searched, path: Path) -> None:
     plt = pyplot()
     metric, mode = summary.metric, summary.mode
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    categorical = param["values"] is not None and any(
+    categorical = param.values is not None and any(
         not isinstance(v, (int, float)) or isinstance(v, bool) or
-        (isinstance(v, float) and math.isinf(v)) for v in param["values"])
-    labels = [_fmt(v) for v in param["values"]] if categorical else []
+        (isinstance(v, float) and math.isinf(v)) for v in param.values)
+    labels = [_fmt(v) for v in param.values or []] if categorical else []
     for status, marker, face in (("completed", "o", "C0"), ("stopped", "o", "none")):
         xs, ys = [], []
         for t in summary.trials:
             b = best_of(t.history, metric, mode)
             if t.status != status or b is None:
                 continue
-            v = t.params.get(param["name"])
+            v = t.params.get(param.name)
             xs.append(labels.index(_fmt(v)) if categorical else v)
             ys.append(b[metric])
         if xs:
@@ -96,11 +96,11 @@ def _plot_parameter(summary: TuneSummary, param: dict, path: Path) -> None:
     if categorical:
         ax.set_xticks(range(len(labels)), labels, rotation=45 if len(labels) > 6 else 0,
                       ha="right" if len(labels) > 6 else "center")
-    elif param["kind"] == "loguniform":
+    elif param.kind == "loguniform":
         ax.set_xscale("log")
-    ax.set_xlabel(param["name"])
+    ax.set_xlabel(param.name)
     ax.set_ylabel(f"best {metric}")
-    ax.set_title(f"{metric} against {param['name']}")
+    ax.set_title(f"{metric} against {param.name}")
     ax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8)
@@ -112,7 +112,7 @@ def _plot_curves(summary: TuneSummary, path: Path) -> None:
     metric = summary.metric
     fig, ax = plt.subplots(figsize=(6, 3.6))
     for t in summary.trials:
-        pts = [(h["epoch"], h[metric]) for h in t.history if h.get(metric) is not None]
+        pts = [(h.epoch, h[metric]) for h in t.history if getattr(h, metric, None) is not None]
         if not pts:
             continue
         x, y = zip(*pts, strict=True)
@@ -136,7 +136,7 @@ def write_plots(summary: TuneSummary, out: Path) -> list[Path]:
     plots.mkdir(parents=True, exist_ok=True)
     files = []
     for param in summary.parameters:
-        f = plots / f"{_slug(param['name'])}.png"
+        f = plots / f"{_slug(param.name)}.png"
         _plot_parameter(summary, param, f)
         files.append(f)
     f = plots / "curves.png"
@@ -152,7 +152,7 @@ def _best_lines(summary: TuneSummary) -> list[tuple[str, str]]:
     rows = [("trial", best["trial_id"]), ("epoch", _fmt(best["epoch"])),
             (f"dev {metric}", _fmt(best[metric]))]
     rows += [(k, _fmt(v, ".3g")) for k, v in best["params"].items()]
-    for name, value in (summary.test or {}).get("results", {}).items():
+    for name, value in (summary.test.results if summary.test else {}).items():
         rows.append((f"test: {name}", _fmt(value)))
     return rows
 
@@ -167,7 +167,7 @@ def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 def _headline(summary: TuneSummary) -> str:
     n, counts = len(summary.trials), status_counts(summary)
-    return (f"{summary.search} search over {', '.join(p['name'] for p in summary.parameters)}"
+    return (f"{summary.search} search over {', '.join(p.name for p in summary.parameters)}"
             f" ({summary.space}): {n} trials, {counts['completed']} completed, "
             f"{counts['stopped']} stopped by ASHA, {counts['error']} failed; "
             f"{summary.concurrent} at a time; {summary.seconds:.0f} s.")
@@ -180,7 +180,7 @@ def write_markdown(summary: TuneSummary, out: Path, plots: list[Path]) -> Path:
              *_md_table(["", "value"], [list(r) for r in _best_lines(summary)]), ""]
     if summary.test:
         lines += [f"Test suites evaluated once on the best model: "
-                  f"{', '.join(summary.test['suites'])} (details: `evaluate/report.md`).", ""]
+                  f"{', '.join(summary.test.suites)} (details: `evaluate/report.md`).", ""]
     lines += ["## Trials", "", *_md_table(header, rows), "", "## Plots", ""]
     lines += [f"![{p.stem}](plots/{p.name})" for p in plots]
     lines += ["", f"Results and TensorBoard logs: `{summary.experiment}` "
@@ -203,7 +203,7 @@ def write_html(summary: TuneSummary, out: Path, plots: list[Path]) -> Path:
     test = ""
     if summary.test:
         test = (f"<p>Test suites evaluated once on the best model: "
-                f"{html.escape(', '.join(summary.test['suites']))} "
+                f"{html.escape(', '.join(summary.test.suites))} "
                 f'(<a href="evaluate/report.html">evaluation report</a>).</p>')
     page = f"""<!doctype html><html><head><meta charset="utf-8">
 <title>Tuning report: {html.escape(summary.name)}</title>

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from paralib.config import Config
-from paralib.contracts import TrialRecord, TuneSummary
+from paralib.contracts import EpochRecord, TrialRecord, TuneSummary
 from paralib.io import fs
 from paralib.tune.params import apply_parameters
 from paralib.tune.space import Space
@@ -102,9 +102,9 @@ def _root(result: Any) -> str:
     return path
 
 
-def best_of(history: list[dict[str, Any]], metric: str, mode: str) -> dict[str, Any] | None:
+def best_of(history: list[EpochRecord], metric: str, mode: str) -> EpochRecord | None:
     """The best epoch of one trial's history (``None`` when no epoch has the metric)."""
-    scored = [h for h in history if h.get(metric) is not None]
+    scored = [h for h in history if getattr(h, metric, None) is not None]
     if not scored:
         return None
     pick = max if mode == "max" else min
@@ -122,8 +122,8 @@ def best_epoch(trials: list[TrialRecord], metric: str, mode: str) -> dict[str, A
         return None
     pick = max if mode == "max" else min
     b, t = pick(candidates, key=lambda c: c[0][metric])
-    return {"trial_id": t.trial_id, "params": t.params, "epoch": b.get("epoch"),
-            metric: b[metric], "checkpoint_path": b.get("checkpoint_path"), "status": t.status}
+    return {"trial_id": t.trial_id, "params": t.params, "epoch": b.epoch, metric: b[metric],
+            "checkpoint_path": getattr(b, "checkpoint_path", None), "status": t.status}
 
 
 def read_best(experiment: str, s3: Any = None) -> dict[str, Any] | None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from paralib.config import Config
 from paralib.console import current
-from paralib.contracts import EvalReport, TuneSummary
+from paralib.contracts import Asha, EvalReport, Searched, TuneSummary, TuneTest
 from paralib.errors import ResourcesError
 from paralib.io import fs
 from paralib.runtime import check_ray_address, init_ray
@@ -206,8 +206,8 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
         asha=asha,
         concurrent=concurrent, trial_cpus=spec.trial_cpus, worker_bundles=bundles,
         experiment=experiment, seconds=round(seconds, 1), selects=setup.select,
-        parameters=[{"name": p.name, "kind": p.kind, "values": p.values, "low": p.low,
-                     "high": p.high} for p in space.params],
+        parameters=[Searched(name=p.name, kind=p.kind, values=p.values, low=p.low,
+                             high=p.high) for p in space.params],
         placement_groups_reaped=len(reaper.removed), trials=trials,
         tensorboard=f"tensorboard --logdir {experiment}",
         best=best_epoch(trials, spec.metric, space.mode))
@@ -215,7 +215,7 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
     return summary
 
 
-def _asha(spec: Any, max_t: int, enabled: bool) -> tuple[Any, dict[str, Any]]:
+def _asha(spec: Any, max_t: int, enabled: bool) -> tuple[Any, Asha]:
     """The ASHA scheduler (``None`` when off) and the summary's record of it. Its ``max_t``
     is one past the last epoch: Tune stops a trial that reaches ``max_t``, which would kill a
     trial finishing on its own before ``train()`` writes its model folder."""
@@ -224,9 +224,8 @@ def _asha(spec: Any, max_t: int, enabled: bool) -> tuple[Any, dict[str, Any]]:
     scheduler = ASHAScheduler(time_attr="training_iteration", max_t=max_t + 1,
                               grace_period=min(spec.asha.grace_period, max_t),
                               reduction_factor=spec.asha.reduction_factor) if enabled else None
-    return scheduler, {"enabled": enabled, "max_t": max_t,
-                       "grace_period": spec.asha.grace_period,
-                       "reduction_factor": spec.asha.reduction_factor}
+    return scheduler, Asha(enabled=enabled, max_t=max_t, grace_period=spec.asha.grace_period,
+                           reduction_factor=spec.asha.reduction_factor)
 
 
 def _callbacks(reaper: Any, cfg: Config, space: Space, name: str, num_samples: int,
@@ -276,7 +275,7 @@ def _local_model(checkpoint_path: str, experiment: str, into: Path, cfg: Config)
 
 
 def evaluate_best(best: dict, suites: list[str], report_dir: Path, cfg: Config,
-                  experiment: str) -> dict:
+                  experiment: str) -> TuneTest:
     """Evaluate the best (trial, epoch) once on ``suites``; copies its model folder to
     ``<report>/best-model`` and writes the evaluation report to ``<report>/evaluate``
     (returned paths are relative to the report folder)."""
@@ -290,8 +289,8 @@ def evaluate_best(best: dict, suites: list[str], report_dir: Path, cfg: Config,
     report = evaluate(Evaluation({"best": str(model)}, suites, report_dir / "evaluate"),
                       StageContext(progress=False))
     # paths relative to the report folder (which may be uploaded to S3)
-    return {"suites": suites, "model": "best-model", "results": test_numbers(report),
-            "report": "evaluate/report.md"}
+    return TuneTest(suites=suites, model="best-model", results=test_numbers(report),
+                    report="evaluate/report.md")
 
 
 def test_numbers(report: dict | EvalReport) -> dict[str, float | None]:

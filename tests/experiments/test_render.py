@@ -3,6 +3,7 @@ wall-time sentence names the machines of reused runs whose records say."""
 
 from __future__ import annotations
 
+from paralib.contracts import Made
 from paralib.experiments import runner
 from paralib.experiments.render import RunInfo, runs_table, wall_time
 
@@ -23,9 +24,9 @@ def test_a_gpu_trained_run_is_marked_in_the_runs_table():
 
 
 def test_the_wall_time_names_the_machines_the_reused_runs_were_made_on():
-    made = [{"at": "2026-11-22 10:00 UTC", "load": 2.0},
-            {"at": "2026-11-22 19:00 UTC", "load": 0.1, "machine": H100},
-            {"at": "2026-11-22 19:05 UTC", "load": 0.2, "machine": H100}]
+    made = [Made(at="2026-11-22 10:00 UTC", load=2.0),
+            Made(at="2026-11-22 19:00 UTC", load=0.1, machine=H100),
+            Made(at="2026-11-22 19:05 UTC", load=0.2, machine=H100)]
     info = RunInfo(size="full", command="paralib experiment mega-batching", seconds=4.0,
                    started="2026-11-22 20:00 UTC", cpus=2, load=1.0, made=0, reused=3,
                    reused_seconds=900.0, reused_made=made)
