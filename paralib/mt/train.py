@@ -32,7 +32,6 @@ from paralib.config import MTTrainConfig
 from paralib.errors import ResourcesError
 from paralib.mt.convert import convert
 from paralib.mt.data import read_side
-from paralib.mt.data import read_text as read_text  # re-exported for callers
 from paralib.mt.metrics import bleu, decode, paraphrase_metrics
 from paralib.mt.model import build_model, zero_pad_row
 from paralib.mt.prepare import prepare
