@@ -46,7 +46,7 @@ import sentencepiece as spm
 from benchmarks.common import PeakRSS, table, write_json
 from paralib.config import BitextConfig, load_config
 from paralib.io.shards import read_output
-from paralib.mt.train import read_text
+from paralib.mt.data import read_text
 from paralib.paths import PROJECT_ROOT, data_root
 
 

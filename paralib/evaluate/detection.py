@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from paralib.evaluate.base import Task, register
+from paralib.evaluate.base import Task, load_sets, register
 from paralib.evaluate.encode import encode_pairs
 from paralib.evaluate.evalmodel import EvalModel
-from paralib.evaluate.loaders import MissingDataError, Pairs, read_msrpc, read_paws
+from paralib.evaluate.loaders import Pairs, read_msrpc, read_paws
 from paralib.evaluate.metrics import accuracy_f1
 
 PAWS_LANGS = ("en", "de", "es", "fr")
@@ -126,20 +126,16 @@ class Detection(Task):
 
     def load(self) -> dict[str, Any]:
         data = self.settings.data
-        out: dict[str, Any] = {}
-        for lang in PAWS_LANGS:
-            try:
-                out[f"PAWS-X {lang}"] = DetectionSplits(
-                    read_paws(data, lang, "dev"), None, read_paws(data, lang, "test"), "dev",
-                    "a tenth of dev")
-            except MissingDataError as exc:
-                out[f"PAWS-X {lang}"] = exc
-        try:
-            out["MSRPC"] = DetectionSplits(read_msrpc(data, "train"), read_msrpc(data, "val"),
-                                           read_msrpc(data, "test"), "train", "val")
-        except MissingDataError as exc:
-            out["MSRPC"] = exc
-        return out
+
+        def splits(name: str) -> DetectionSplits:
+            if name == "MSRPC":
+                return DetectionSplits(read_msrpc(data, "train"), read_msrpc(data, "val"),
+                                       read_msrpc(data, "test"), "train", "val")
+            lang = name.removeprefix("PAWS-X ")
+            return DetectionSplits(read_paws(data, lang, "dev"), None,
+                                   read_paws(data, lang, "test"), "dev", "a tenth of dev")
+
+        return load_sets([f"PAWS-X {lang}" for lang in PAWS_LANGS] + ["MSRPC"], splits)
 
     def languages(self, set_name: str, data: DetectionSplits) -> tuple[str, ...]:
         return (data.test.lang_a,)

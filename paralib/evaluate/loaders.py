@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import tarfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -296,11 +297,7 @@ def read_xnli_dev(data: Path, lang: str) -> Aligned:
         for x, e in ((xf[0], ef[0]), (xf[1], ef[1])):
             if x.strip() and e.strip():
                 pairs.setdefault((x.strip(), e.strip()))
-    x_count: dict[str, int] = {}
-    e_count: dict[str, int] = {}
-    for x, e in pairs:
-        x_count[x] = x_count.get(x, 0) + 1
-        e_count[e] = e_count.get(e, 0) + 1
+    x_count, e_count = Counter(x for x, _ in pairs), Counter(e for _, e in pairs)
     kept = [(x, e) for x, e in pairs if x_count[x] == 1 and e_count[e] == 1]
     return Aligned([x for x, _ in kept], [e for _, e in kept], [str(src), str(eng)])
 

@@ -117,18 +117,13 @@ def _modules(folder: Path) -> list[dict[str, str]]:
 def _asks_for_code(value: Any) -> str | None:
     """The key of a JSON value that makes transformers import code from the model folder
     (``auto_map``, or ``trust_remote_code`` set), if any."""
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            if key == "auto_map" or (key == "trust_remote_code" and inner):
-                return key
-            found = _asks_for_code(inner)
-            if found:
-                return found
-    elif isinstance(value, list):
-        for inner in value:
-            found = _asks_for_code(inner)
-            if found:
-                return found
+    items = value.items() if isinstance(value, dict) else \
+        enumerate(value) if isinstance(value, list) else ()
+    for key, inner in items:  # a list's keys are indices: never a key that asks
+        if key == "auto_map" or (key == "trust_remote_code" and inner):
+            return key
+        if found := _asks_for_code(inner):
+            return found
     return None
 
 

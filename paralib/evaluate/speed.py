@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from paralib.evaluate.base import Task, register
+from paralib.evaluate.base import Task, load_sets, register
 from paralib.evaluate.evalmodel import EvalModel
-from paralib.evaluate.loaders import MissingDataError, read_gz_lines
+from paralib.evaluate.loaders import read_gz_lines
 
 SPEED_FILE = ("bitext", "multi30k", "task1", "raw", "train.en.gz")
 
@@ -48,11 +48,8 @@ class Speed(Task):
 
     def load(self) -> dict[str, Any]:
         path = self.settings.data.joinpath(*SPEED_FILE)
-        try:
-            return {"multi30k-en": read_gz_lines(path, "encoding speed set",
-                                                 self.settings.speed_sentences)}
-        except MissingDataError as exc:
-            return {"multi30k-en": exc}
+        return load_sets(["multi30k-en"], lambda _: read_gz_lines(
+            path, "encoding speed set", self.settings.speed_sentences))
 
     def run_set(self, model: EvalModel, set_name: str, data: list[str]) -> dict:
         bs = self.settings.speed_batch_size

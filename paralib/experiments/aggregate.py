@@ -54,12 +54,9 @@ def correlation_name(how: str) -> str:
 def kept_values(step: AggStep, exp: Experiment, ref: CellRef, records: Records,
                 bound: dict[str, str] | None = None) -> list[tuple[str, str]]:
     """``(value, run name)`` of every value the step goes over that its ``where`` keeps."""
-    out = []
-    for v in exp.axis_values(step):
-        run = fill(ref.run, **(bound or {}), **{step.over: v})
-        if step.where is None or passes(step.where, _metric(records, run, step.where.metric)):
-            out.append((v, run))
-    return out
+    runs = [(v, fill(ref.run, **(bound or {}), **{step.over: v})) for v in exp.axis_values(step)]
+    return [(v, run) for v, run in runs
+            if step.where is None or passes(step.where, _metric(records, run, step.where.metric))]
 
 
 def passes(where: Where | None, value: float | None) -> bool:

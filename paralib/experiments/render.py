@@ -8,6 +8,7 @@ generated reading, the exact command, the wall time measured here and the plot.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -197,10 +198,7 @@ def _made_text(info: RunInfo) -> str:
 
 def _machines_text(made: list[Made]) -> str:
     """Where the reused runs were made, for the records that say (older ones do not)."""
-    counts: dict[str, int] = {}
-    for m in made:
-        if m.machine:
-            counts[m.machine] = counts.get(m.machine, 0) + 1
+    counts = Counter(m.machine for m in made if m.machine)
     if not counts:
         return ""
     parts = [f"{n} on {machine}" for machine, n in counts.items()]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from paralib.export.errors import ExportError
 from paralib.export.static import STATIC_TARGETS, check_static
-from paralib.models.folder import CONFIG, FORMAT, MARKER
+from paralib.models.folder import MARKER, has_format
 
 if TYPE_CHECKING:
     from paralib.export.measure import Measured
@@ -64,12 +64,7 @@ def _is_trained_model(folder: Path) -> bool:
     not one that ``paralib export --to paralib`` wrote)."""
     if (folder / MARKER).is_file():
         return True
-    if made_by_export(folder):
-        return False
-    try:
-        return json.loads((folder / CONFIG).read_text()).get("format") == FORMAT
-    except (OSError, ValueError, AttributeError):
-        return False
+    return not made_by_export(folder) and has_format(folder)
 
 
 def _what_blocks(out: Path) -> str | None:

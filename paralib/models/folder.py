@@ -21,14 +21,19 @@ FORMAT = "paralib-encoder"
 CONFIG, WEIGHTS, CARD = "config.json", "model.safetensors", "README.md"
 
 
-def made_by_paralib(folder: Path) -> bool:
-    """Whether ``folder`` is a model folder paralib wrote (or an empty folder)."""
-    if (folder / MARKER).is_file() or (folder.is_dir() and not any(folder.iterdir())):
-        return True
+def has_format(folder: Path) -> bool:
+    """Whether ``folder``'s ``config.json`` says it is a paralib model (:data:`FORMAT`)."""
     try:
         return json.loads((folder / CONFIG).read_text()).get("format") == FORMAT
     except (OSError, ValueError, AttributeError):
         return False
+
+
+def made_by_paralib(folder: Path) -> bool:
+    """Whether ``folder`` is a model folder paralib wrote (or an empty folder)."""
+    if (folder / MARKER).is_file() or (folder.is_dir() and not any(folder.iterdir())):
+        return True
+    return has_format(folder)
 
 
 def check_replaceable(out: Path) -> None:

@@ -164,21 +164,6 @@ def save_model(model: ParaphraseModel, folder: str | Path, languages: tuple[str,
     return folder
 
 
-def read_config(folder: Path) -> dict[str, Any]:
-    """The validated ``config.json`` of a model folder
-    (:func:`paralib.models.reading.read_config`)."""
-    return reading.read_config(folder)
-
-
-def build_from_folder(folder: Path, config: dict[str, Any]) -> ParaphraseModel:
-    """The model of a folder with its tokenisers, weights not loaded, once its paths, sizes
-    and weight shapes are checked (:func:`paralib.models.reading.build_checked`)."""
-    try:
-        return reading.build_checked(folder, config)
-    except TokenizerError as e:
-        raise ModelFileError(str(e)) from e
-
-
 def load_state(model: ParaphraseModel, state: dict[str, torch.Tensor], where: str) -> None:
     """Load weights, with an error that names what differs when they do not fit."""
     own = model.state_dict()
@@ -202,11 +187,14 @@ def load(name_or_path: str | Path) -> SentenceEncoder:
     True
     """
     folder = resolve(name_or_path)
-    config = read_config(folder)
+    config = reading.read_config(folder)
     weights = folder / WEIGHTS
     if not weights.is_file():
         raise ModelLoadError(f"{folder} is incomplete: {WEIGHTS} is missing")
-    model = build_from_folder(folder, config)
+    try:  # paths, sizes and weight shapes checked before anything is allocated
+        model = reading.build_checked(folder, config)
+    except TokenizerError as e:
+        raise ModelFileError(str(e)) from e
     try:
         state = load_file(str(weights))
     except Exception as e:  # safetensors raises its own SafetensorError, or OSError

@@ -7,12 +7,11 @@ taken as it is. Nothing is downloaded.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from paralib.models.errors import ModelLoadError
-from paralib.models.folder import CONFIG, FORMAT
+from paralib.models.folder import has_format
 
 CHECKOUT_MODELS = Path(__file__).resolve().parents[2] / "models"
 
@@ -23,20 +22,13 @@ def model_dirs() -> list[Path]:
     return [Path(p).expanduser() for p in env.split(os.pathsep) if p] + [CHECKOUT_MODELS]
 
 
-def _is_model(folder: Path) -> bool:
-    try:
-        return json.loads((folder / CONFIG).read_text()).get("format") == FORMAT
-    except (OSError, ValueError, AttributeError):
-        return False
-
-
 def shipped_models() -> dict[str, Path]:
     """Every paralib model folder in :func:`model_dirs`, by name (the first one wins)."""
     found: dict[str, Path] = {}
     for base in model_dirs():
         if base.is_dir():
             for folder in sorted(base.iterdir()):
-                if folder.name not in found and folder.is_dir() and _is_model(folder):
+                if folder.name not in found and folder.is_dir() and has_format(folder):
                     found[folder.name] = folder
     return found
 

@@ -32,7 +32,6 @@ from paralib.config import MTTrainConfig
 from paralib.errors import ResourcesError
 from paralib.mt.convert import convert
 from paralib.mt.data import read_side
-from paralib.mt.data import read_text as read_text  # re-exported for callers
 from paralib.mt.metrics import bleu, decode, paraphrase_metrics
 from paralib.mt.model import build_model, zero_pad_row
 from paralib.mt.prepare import prepare
@@ -50,18 +49,10 @@ def lr_at(step: int, peak: float, warmup: int) -> float:
 
 def loss_of(model, batch: dict[str, torch.Tensor], smoothing: float) -> torch.Tensor:
     """Token-level cross-entropy with label smoothing, ignoring padding."""
-    out = model(
-        input_ids=batch["input_ids"],
-        attention_mask=batch["attention_mask"],
-        decoder_input_ids=batch["decoder_input_ids"],
-    )
-    logits = out.logits
-    return F.cross_entropy(
-        logits.reshape(-1, logits.size(-1)),
-        batch["labels"].reshape(-1),
-        ignore_index=-100,
-        label_smoothing=smoothing,
-    )
+    logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                   decoder_input_ids=batch["decoder_input_ids"]).logits
+    return F.cross_entropy(logits.reshape(-1, logits.size(-1)), batch["labels"].reshape(-1),
+                           ignore_index=-100, label_smoothing=smoothing)
 
 
 @torch.no_grad()

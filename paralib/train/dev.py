@@ -80,10 +80,8 @@ def embeddings(model: ParaphraseModel, texts: list[str], batch: int = 500) -> to
     """Vectors of ``texts`` under ``model`` in evaluation mode (training mode is restored)."""
     was_training = model.training
     model.eval()
-    out = []
     with torch.no_grad():
-        for i in range(0, len(texts), batch):
-            out.append(model.embed(texts[i:i + batch]))
+        out = [model.embed(texts[i:i + batch]) for i in range(0, len(texts), batch)]
     model.train(was_training)
     return torch.cat(out) if out else torch.zeros(0, 0)
 

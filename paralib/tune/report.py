@@ -134,15 +134,11 @@ def write_plots(summary: TuneSummary, out: Path) -> list[Path]:
     """One PNG per searched parameter plus the learning curves."""
     plots = out / "plots"
     plots.mkdir(parents=True, exist_ok=True)
-    files = []
-    for param in summary.parameters:
-        f = plots / f"{_slug(param.name)}.png"
+    files = [plots / f"{_slug(p.name)}.png" for p in summary.parameters]
+    for param, f in zip(summary.parameters, files, strict=True):
         _plot_parameter(summary, param, f)
-        files.append(f)
-    f = plots / "curves.png"
-    _plot_curves(summary, f)
-    files.append(f)
-    return files
+    _plot_curves(summary, plots / "curves.png")
+    return [*files, plots / "curves.png"]
 
 
 def _best_lines(summary: TuneSummary) -> list[tuple[str, str]]:

@@ -113,11 +113,7 @@ def best_of(history: list[EpochRecord], metric: str, mode: str) -> EpochRecord |
 
 def best_epoch(trials: list[TrialRecord], metric: str, mode: str) -> dict[str, Any] | None:
     """The best (trial, epoch) over every trial and epoch, with its checkpoint."""
-    candidates = []
-    for t in trials:
-        b = best_of(t.history, metric, mode)
-        if b is not None:
-            candidates.append((b, t))
+    candidates = [(b, t) for t in trials if (b := best_of(t.history, metric, mode)) is not None]
     if not candidates:
         return None
     pick = max if mode == "max" else min

@@ -202,8 +202,6 @@ def read_space(path: str | Path) -> Space:
         try:
             check_parameter(name)
             params.append(parse_domain(name, raw_domain))
-        except UnknownParameter as exc:
-            raise SpaceError(f"{path}: parameters.{name}: {exc}") from None
-        except ValueError as exc:
+        except ValueError as exc:  # UnknownParameter included
             raise SpaceError(f"{path}: parameters.{name}: {exc}") from None
     return Space(path, spec, params)

@@ -52,11 +52,7 @@ def probe_points(space: Space) -> list[dict[str, Any]]:
     """Points that cover every value (or both ends) of every parameter, the others at their
     first value: enough to find a value the configuration rejects."""
     first = {p.name: _probe_values(p)[0] for p in space.params}
-    points = []
-    for p in space.params:
-        for v in _probe_values(p):
-            points.append({**first, p.name: v})
-    return points
+    return [{**first, p.name: v} for p in space.params for v in _probe_values(p)]
 
 
 def _errors(exc: ValidationError) -> str:

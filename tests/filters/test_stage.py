@@ -13,7 +13,7 @@ from paralib.filters.base import ScorerError
 from paralib.io.context import StageContext
 from paralib.io.shards import read_output, write_marker, write_part
 from paralib.io.stage import StageReport
-from paralib.mt.train import read_text
+from paralib.mt.data import read_text
 
 
 def score(cfg: Config) -> StageReport:

@@ -25,7 +25,7 @@ def hf_greedy(model_dir, texts, max_new):
 
 @pytest.fixture(scope="module")
 def sentences(m30k):
-    from paralib.mt.train import read_text
+    from paralib.mt.data import read_text
 
     return read_text(m30k["val_de"])[:40]
 

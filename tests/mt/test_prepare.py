@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from paralib.config import InputConfig, MTModelConfig, MTTrainConfig, load_config
+from paralib.mt.data import read_text
 from paralib.mt.prepare import PreparedError, data_fingerprint, prepare
-from paralib.mt.train import read_text
 
 
 def _write(path, lines):

@@ -12,7 +12,7 @@ from paralib.translate import paraphrase, pivot
 
 @pytest.fixture()
 def english(tmp_path, m30k):
-    from paralib.mt.train import read_text
+    from paralib.mt.data import read_text
 
     lines = read_text(m30k["val_en"])[:60] + [""]
     path = tmp_path / "en.txt"
