@@ -127,13 +127,12 @@ def check_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
     """
     import pyarrow.fs as pafs
 
-    fs, inner = pfs.resolve(out, s3)
-    info = fs.get_file_info(inner)
-    if info.type == pafs.FileType.NotFound:
+    kind = pfs.file_type(out, s3)
+    if kind == pafs.FileType.NotFound:
         return []
-    if info.type != pafs.FileType.Directory:
+    if kind != pafs.FileType.Directory:
         raise StageError(f"output {out} is a file, not a folder; choose another output")
-    names = {i.base_name for i in fs.get_file_info(pafs.FileSelector(inner))}
+    names = pfs.entry_names(out, s3)
     own = {*OWN_ENTRIES, *extra}
     if names and not names & {MARKERS, SUMMARY, OWNER, *marks} and not names <= {*own, LOCK}:
         shown = ", ".join(sorted(names)[:5])
