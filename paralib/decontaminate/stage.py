@@ -33,9 +33,8 @@ import pyarrow.parquet as pq
 from paralib.config import DecontaminateConfig
 from paralib.contracts import StageManifest
 from paralib.decontaminate.index import EvalIndex
-from paralib.decontaminate.normalise import hash_strings
 from paralib.io import fs as pfs
-from paralib.io.bitext import BitextError, plan_shards, read_shards
+from paralib.io.bitext import BitextError, group_ids, plan_shards, read_shards
 from paralib.io.context import StageContext
 from paralib.io.fs import S3Options
 from paralib.io.ownership import bitext_inputs
@@ -57,8 +56,7 @@ DUPLICATE = "duplicate pair"
 
 def pair_hashes(batch: pd.DataFrame) -> np.ndarray:
     """int64 hashes of ``(src_lang, src, ref)``: equal pairs, equal hashes."""
-    keys = (batch["src_lang"] + "\t" + batch["src"] + "\t" + batch["ref"]).tolist()
-    return hash_strings(keys).view(np.int64) if keys else np.zeros(0, dtype=np.int64)
+    return group_ids((batch["src_lang"] + "\t" + batch["src"] + "\t" + batch["ref"]).tolist())
 
 
 class DecontaminateActor:

@@ -144,10 +144,6 @@ class ShardedStage(StageOutput):
         """The read step, actor pools and write step for the pending shards ``keys`` on a
         cluster with ``cluster`` resources."""
 
-    def start_ray(self) -> dict:
-        """Start or join Ray for the actors; returns the cluster's resources."""
-        return self.ctx.init_ray()
-
     def before(self, keys: list[str], report: StageReport) -> list[str]:
         """The pending shards that need actors (score marks its empty shards here)."""
         return keys
@@ -191,7 +187,7 @@ def _run_shards(stage: ShardedStage, plan: Plan, keys: list[str], report: StageR
     import ray
 
     ctx = stage.ctx
-    work = stage.work(stage.start_ray(), keys)
+    work = stage.work(ctx.init_ray(), keys)
     for bundle, what, together in dict.fromkeys(
             (tuple(a.bundle().items()), a.what, a.together) for a in work.actors):
         check_fits(ctx.ray, dict(bundle), what, count=together)
