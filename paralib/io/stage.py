@@ -97,6 +97,13 @@ fingerprint = stage_print
 """The name the stages import: :func:`paralib.fingerprint.stage_print`."""
 
 
+def line_of(row_id: object, missing: int = -1) -> int:
+    """The source line of a row id ``input:shard:line[:sub]`` (``missing`` when it names
+    none)."""
+    parts = str(row_id).split(":")
+    return int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else missing
+
+
 def differing(old: dict, new: dict, limit: int = 6) -> str:
     """``key: old -> new`` for the keys whose values differ (at most ``limit`` named)."""
     keys = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
