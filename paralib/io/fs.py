@@ -11,6 +11,7 @@ import contextlib
 import glob as _glob
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -73,6 +74,9 @@ class S3Options:
             config=BotoConfig(retries={"mode": "standard", "max_attempts": self.max_attempts},
                               connect_timeout=5, read_timeout=60),
         )
+
+
+WILDCARDS = re.compile(r"[*?\[]")  # a glob pattern holds one of these
 
 
 def is_s3(path: str) -> bool:
@@ -203,7 +207,7 @@ def expand_glob(pattern: str, s3: S3Options | None = None) -> list[str]:
     expansion gave survives a second one. Raises :class:`FileNotFoundError` naming the
     pattern when nothing matches.
     """
-    wild = any(ch in pattern for ch in "*?[")
+    wild = WILDCARDS.search(pattern) is not None
     if wild and exists(pattern, s3):
         return [pattern]
     if not wild:

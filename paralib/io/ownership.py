@@ -28,7 +28,6 @@ import fcntl
 import hashlib
 import json
 import os
-import re
 import socket
 import time
 from collections.abc import Iterator
@@ -37,7 +36,7 @@ from pathlib import Path
 
 from paralib.io import fs as pfs
 from paralib.io.config import input_name
-from paralib.io.fs import S3Options
+from paralib.io.fs import WILDCARDS, S3Options
 from paralib.io.shards import MARKERS, SUMMARY, marker_keys, stage_of
 from paralib.io.stage import (
     LOCK,
@@ -48,8 +47,6 @@ from paralib.io.stage import (
     check_output,
     delete_entries,
 )
-
-WILDCARDS = re.compile(r"[*?\[]")
 
 
 class OutputOwnedError(StageError):
