@@ -33,15 +33,14 @@ import pyarrow.parquet as pq
 from paralib.config import DecontaminateConfig
 from paralib.contracts import StageManifest
 from paralib.decontaminate.index import EvalIndex
-from paralib.decontaminate.normalise import hash_strings
 from paralib.io import fs as pfs
-from paralib.io.bitext import BitextError, plan_shards, read_shards
+from paralib.io.bitext import BitextError, group_ids, plan_shards, read_shards
 from paralib.io.context import StageContext
 from paralib.io.fs import S3Options
 from paralib.io.ownership import bitext_inputs
 from paralib.io.runner import Actor, Plan, ShardedStage, Work, bitext_plan, run_stage
 from paralib.io.shards import parquet_files, read_marker, write_marker, write_part
-from paralib.io.stage import REJECT_SCHEMA, StageReport, fingerprint
+from paralib.io.stage import REJECT_SCHEMA, StageReport, fingerprint, line_of
 from paralib.paths import data_root
 from paralib.runtime import ray_results, stall_timeout
 
@@ -57,8 +56,7 @@ DUPLICATE = "duplicate pair"
 
 def pair_hashes(batch: pd.DataFrame) -> np.ndarray:
     """int64 hashes of ``(src_lang, src, ref)``: equal pairs, equal hashes."""
-    keys = (batch["src_lang"] + "\t" + batch["src"] + "\t" + batch["ref"]).tolist()
-    return hash_strings(keys).view(np.int64) if keys else np.zeros(0, dtype=np.int64)
+    return group_ids((batch["src_lang"] + "\t" + batch["src"] + "\t" + batch["ref"]).tolist())
 
 
 class DecontaminateActor:
@@ -109,12 +107,6 @@ def _repeats(flat: np.ndarray, bucket_rows: int = 250_000) -> np.ndarray:
     return repeat
 
 
-def _line_of(row_id: str) -> int:
-    """The source line of an id ``input:shard:line[:sub]`` (0 when it names none)."""
-    parts = row_id.split(":")
-    return int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 0
-
-
 def drop_repeats(out: str, key: str, parts: list[tuple[str, np.ndarray]],
                  s3: S3Options | None) -> int:
     """Move the rows marked in each ``(part path, mask)`` of shard ``key`` to its rejects
@@ -128,7 +120,7 @@ def drop_repeats(out: str, key: str, parts: list[tuple[str, np.ndarray]],
         n = dup.num_rows
         raw = pc.binary_join_element_wise(pc.utf8_slice_codeunits(dup["src"], 0, 200),
                                           pc.utf8_slice_codeunits(dup["ref"], 0, 200), "\t")
-        lines = pa.array([_line_of(i) for i in dup["id"].to_pylist()], pa.int64())
+        lines = pa.array([line_of(i, 0) for i in dup["id"].to_pylist()], pa.int64())
         write_part(out, "rejects", key, pa.table(
             [dup["id"], dup["corpus"], dup["src_lang"], lines,
              pa.array([DUPLICATE] * n, pa.string()), pa.array([""] * n, pa.string()), raw],

@@ -12,6 +12,7 @@ of rejects per shard; it returns only the shard's counts (the coverage rows of
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pandas as pd
 import pyarrow as pa
@@ -66,9 +67,7 @@ class EncodeActor:
         if bad:
             write_part(self.out, "rejects", spec.key,
                        pa.Table.from_pylist(bad, schema=REJECT_SCHEMA), self.s3)
-        reasons: dict[str, int] = {}
-        for r in bad:
-            reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
+        reasons = Counter(r["reason"] for r in bad)
         # the planned line count: a file that shrank since planning leaves the shard unmarked
         return {"shard_key": spec.key, "covered": len(ids) + len(bad),
                 "total": int(spec.rows), "rows_out": len(ids),

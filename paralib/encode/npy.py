@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -81,9 +82,7 @@ def encode_npy(model: str, input_path: str, output: str, batch_size: int = 256,
         matrix[np.asarray(rows)] = vecs
     _save(output, matrix)
     failed = [r for r in rejects if r["reason"] != EMPTY]
-    reasons: dict[str, int] = {}
-    for r in failed:
-        reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
+    reasons = dict(Counter(r["reason"] for r in failed))
     where = rejects_path(output)
     if failed:
         pq.write_table(pa.Table.from_pylist(failed, schema=REJECT_SCHEMA), where)

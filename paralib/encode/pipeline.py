@@ -27,7 +27,6 @@ from paralib.io.shards import summary_path
 from paralib.io.stage import StageReport, fingerprint
 from paralib.models.errors import ModelLoadError
 from paralib.models.folder import CONFIG, FORMAT, WEIGHTS  # torch-free
-from paralib.runtime import init_ray
 
 
 class EncodeError(ConfigurationError, ValueError):
@@ -129,11 +128,6 @@ class Encoding(ShardedStage):
         if keys:
             _drop_summary(self.output, self.ctx.storage)
         return keys
-
-    def start_ray(self) -> dict:
-        """Start or join Ray (this module's :func:`~paralib.runtime.init_ray`): the pool is
-        sized from the cluster's resources."""
-        return init_ray(self.ctx.ray)
 
     def work(self, cluster: dict, keys: list[str]) -> Work:
         """One fixed-size pool of :class:`EncodeActor` (at most one actor per shard)."""

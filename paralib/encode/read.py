@@ -24,10 +24,8 @@ import numpy as np
 from paralib.encode.config import TextInput
 from paralib.io.bitext import UTF16_BOMS, BitextError, ShardSpec, plan_shards, shard_texts
 from paralib.io.config import InputConfig
-from paralib.io.fs import S3Options, expand_glob, resolve
+from paralib.io.fs import WILDCARDS, S3Options, expand_glob, resolve
 from paralib.io.lines import CHUNK, is_gzip
-
-WILDCARDS = re.compile(r"[*?\[]")
 
 
 def file_name(pattern: str, path: str, prefix: str | None = None) -> str:

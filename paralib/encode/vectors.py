@@ -66,11 +66,9 @@ def is_encode_output(path: str, s3: S3Options | None = None) -> bool:
     """True when ``path`` is a folder written by ``paralib encode`` (finished or not)."""
     import pyarrow.fs as pafs
 
-    fs, inner = pfs.resolve(path, s3)
-    if fs.get_file_info(inner).type != pafs.FileType.Directory:
+    if pfs.file_type(path, s3) != pafs.FileType.Directory:
         return False
-    names = {i.base_name for i in fs.get_file_info(pafs.FileSelector(inner))}
-    return bool(names & {"_markers", SUMMARY})
+    return bool(pfs.entry_names(path, s3) & {"_markers", SUMMARY})
 
 
 def encode_model(path: str, s3: S3Options | None = None) -> tuple[str, dict] | None:

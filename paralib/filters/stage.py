@@ -30,7 +30,7 @@ from paralib.io.shards import (
     read_marker,
     write_marker,
 )
-from paralib.io.stage import StageReport, fingerprint
+from paralib.io.stage import StageReport, fingerprint, line_of
 
 SCORERS = "_scorers.json"  # the scorers and the input of a score output
 INTERNAL = ("shard_key", "shard_total", "reason", "raw", "line", "_first")
@@ -97,12 +97,6 @@ def read_inputs(batch: pd.DataFrame, s3: S3Options | None) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def _line_of(row_id: object) -> int:
-    """The source line of an id ``corpus:shard:line[:sub]`` (-1 when it has no line)."""
-    parts = str(row_id).split(":")
-    return int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else -1
-
-
 class ScoreActor:
     """Runs every configured scorer over a batch; unscorable rows become rejects."""
 
@@ -131,7 +125,7 @@ class ScoreActor:
         good["reason"] = ""
         res = pd.concat([good, bad], ignore_index=True)
         res["_first"] = True
-        res["line"] = np.array([_line_of(i) for i in res["id"]], dtype=np.int64)
+        res["line"] = np.array([line_of(i) for i in res["id"]], dtype=np.int64)
         texts = [res[c].astype(str).str.slice(0, 200) for c in ("ref", "trans")
                  if c in res.columns]
         res["raw"] = ["\t".join(t) for t in zip(*texts, strict=True)] if texts else ""

@@ -48,9 +48,8 @@ def _count(path: str, s3: S3Options | None, fmt: str, every: int) -> tuple[int, 
     return count_lines(path, s3, every=every)
 
 
-def plan_shards(
-    inputs: list[InputConfig], shard_rows: int, s3: S3Options | None = None
-) -> list[ShardSpec]:
+def plan_shards(inputs: list[InputConfig], shard_rows: int,
+                s3: S3Options | None = None) -> list[ShardSpec]:
     """Expand globs, count rows and split every input into shards of ``shard_rows`` rows.
 
     Raises :class:`BitextError` for a missing input (naming the config key and the path) and
@@ -65,9 +64,8 @@ def plan_shards(
                 if len(srcs) != len(ens):
                     raise BitextError(
                         f"bitext.inputs[{i}] ({inp.corpus}): {len(srcs)} source files match "
-                        f"'{inp.src}' but {len(ens)} English files match '{inp.en}'"
-                    )
-                groups = [(s, e) for s, e in zip(srcs, ens, strict=True)]
+                        f"'{inp.src}' but {len(ens)} English files match '{inp.en}'")
+                groups = list(zip(srcs, ens, strict=True))
             else:
                 groups = [(p,) for p in expand_glob(inp.path, s3)]
         except FileNotFoundError as exc:
@@ -82,8 +80,7 @@ def plan_shards(
                 if n != n2:
                     raise BitextError(
                         f"bitext.inputs[{i}] ({inp.corpus}): files have different line counts: "
-                        f"{files[0]} has {n} lines, {files[1]} has {n2}"
-                    )
+                        f"{files[0]} has {n} lines, {files[1]} has {n2}")
                 both = offsets and offsets2  # a gzip side has none: both sides then skip
                 offsets = list(zip(offsets, offsets2, strict=True)) if both else []
             content = "+".join(content_print(f, s3) for f in files)
@@ -96,25 +93,13 @@ def plan_shards(
                 if offsets:
                     o = offsets[k]
                     off = tuple(o) if isinstance(o, tuple) else (o,)
-                shards.append(
-                    ShardSpec(
-                        corpus=inp.corpus,
-                        src_lang=inp.src_lang,
-                        format=inp.format,
-                        files=tuple(files),
-                        shard=shard_no,
-                        start=start,
-                        stop=min(start + shard_rows, n),
-                        offsets=off,
-                        src_field=inp.src_field,
-                        en_field=inp.en_field,
-                        html_unescape=inp.html_unescape,
-                        set=inp.set,
-                        content=content,
-                        line_group=inp.line_group,
-                        strip_arabic_marks=inp.strip_arabic_marks,
-                    )
-                )
+                shards.append(ShardSpec(
+                    corpus=inp.corpus, src_lang=inp.src_lang, format=inp.format,
+                    files=tuple(files), shard=shard_no, start=start,
+                    stop=min(start + shard_rows, n), offsets=off, src_field=inp.src_field,
+                    en_field=inp.en_field, html_unescape=inp.html_unescape, set=inp.set,
+                    content=content, line_group=inp.line_group,
+                    strip_arabic_marks=inp.strip_arabic_marks))
                 shard_no += 1
     return shards
 
@@ -143,10 +128,8 @@ def group_ids(keys: list[str]) -> np.ndarray:
     return hash_strings(keys).view(np.int64) if keys else np.zeros(0, dtype=np.int64)
 
 
-def read_shard(
-    spec: ShardSpec, max_chars: int, s3: S3Options | None = None,
-    checks: BitextChecks | None = None,
-) -> tuple[list[dict], list[dict]]:
+def read_shard(spec: ShardSpec, max_chars: int, s3: S3Options | None = None,
+               checks: BitextChecks | None = None) -> tuple[list[dict], list[dict]]:
     """Read one shard: returns ``(rows, rejects)``; every input line lands in exactly one.
 
     XNLI lines hold two pairs (premise, hypothesis); a premise repeated on the lines after
@@ -161,14 +144,9 @@ def read_shard(
     seen_premise: str | None = None
 
     def base(lineno: int, sub: str = "") -> dict:
-        return {
-            "id": f"{spec.name}:{spec.shard:05d}:{lineno}{sub}",
-            "corpus": spec.corpus,
-            "set": spec.set or "",
-            "shard": spec.shard,
-            "line": lineno,
-            "src_lang": spec.src_lang,
-        }
+        return {"id": f"{spec.name}:{spec.shard:05d}:{lineno}{sub}", "corpus": spec.corpus,
+                "set": spec.set or "", "shard": spec.shard, "line": lineno,
+                "src_lang": spec.src_lang}
 
     def clean(text: str) -> str:
         text = text.strip()
@@ -212,10 +190,8 @@ def read_shard(
     return rows, rejects
 
 
-def read_all(
-    inputs: list[InputConfig], max_chars: int, s3: S3Options | None = None,
-    checks: BitextChecks | None = None,
-) -> tuple[list[dict], list[dict]]:
+def read_all(inputs: list[InputConfig], max_chars: int, s3: S3Options | None = None,
+             checks: BitextChecks | None = None) -> tuple[list[dict], list[dict]]:
     """Read every input whole (for small corpora, e.g. MT training); returns rows and rejects."""
     rows: list[dict] = []
     rejects: list[dict] = []
@@ -239,11 +215,8 @@ def read_shards(batch: pd.DataFrame, max_chars: int, s3: S3Options | None,
             "id", "corpus", "set", "shard", "line", "src_lang", "src", "ref", "group",
             "reason", "detail", "raw"])
         df["group"] = df["group"].fillna(0).astype(np.int64)
-        df["src"] = df["src"].fillna("")
-        df["ref"] = df["ref"].fillna("")
-        df["reason"] = df["reason"].fillna("")
-        df["raw"] = df["raw"].fillna("")
-        df["detail"] = df["detail"].fillna("")
+        texts = ["src", "ref", "reason", "raw", "detail"]
+        df[texts] = df[texts].fillna("")
         df["shard_key"] = spec.key
         df["shard_total"] = len(df)
         frames.append(df.drop(columns=["shard"]))

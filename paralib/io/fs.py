@@ -11,6 +11,7 @@ import contextlib
 import glob as _glob
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -73,6 +74,9 @@ class S3Options:
             config=BotoConfig(retries={"mode": "standard", "max_attempts": self.max_attempts},
                               connect_timeout=5, read_timeout=60),
         )
+
+
+WILDCARDS = re.compile(r"[*?\[]")  # a glob pattern holds one of these
 
 
 def is_s3(path: str) -> bool:
@@ -203,13 +207,11 @@ def expand_glob(pattern: str, s3: S3Options | None = None) -> list[str]:
     expansion gave survives a second one. Raises :class:`FileNotFoundError` naming the
     pattern when nothing matches.
     """
-    wild = any(ch in pattern for ch in "*?[")
+    wild = WILDCARDS.search(pattern) is not None
     if wild and exists(pattern, s3):
         return [pattern]
     if not wild:
-        fs, inner = resolve(pattern, s3)
-        info = fs.get_file_info(inner)
-        if info.type != pafs.FileType.File:
+        if not exists(pattern, s3):
             raise FileNotFoundError(f"input file not found: {pattern}")
         return [pattern]
     if not is_s3(pattern):
@@ -230,10 +232,22 @@ def expand_glob(pattern: str, s3: S3Options | None = None) -> list[str]:
     return found
 
 
+def file_type(path: str, s3: S3Options | None = None) -> pafs.FileType:
+    """What is at ``path``: ``File``, ``Directory`` or ``NotFound``."""
+    fs, inner = resolve(path, s3)
+    return fs.get_file_info(inner).type
+
+
 def exists(path: str, s3: S3Options | None = None) -> bool:
     """True when ``path`` is an existing file."""
+    return file_type(path, s3) == pafs.FileType.File
+
+
+def entry_names(path: str, s3: S3Options | None = None) -> set[str]:
+    """The names of the entries of the folder ``path`` (none when it is missing)."""
     fs, inner = resolve(path, s3)
-    return fs.get_file_info(inner).type == pafs.FileType.File
+    return {i.base_name for i in fs.get_file_info(pafs.FileSelector(inner,
+                                                                   allow_not_found=True))}
 
 
 FULL_HASH_BELOW = 16 << 20

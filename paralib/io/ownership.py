@@ -28,7 +28,6 @@ import fcntl
 import hashlib
 import json
 import os
-import re
 import socket
 import time
 from collections.abc import Iterator
@@ -37,8 +36,8 @@ from pathlib import Path
 
 from paralib.io import fs as pfs
 from paralib.io.config import input_name
-from paralib.io.fs import S3Options
-from paralib.io.shards import MARKERS, SUMMARY, marker_keys, read_marker
+from paralib.io.fs import WILDCARDS, S3Options
+from paralib.io.shards import MARKERS, SUMMARY, marker_keys, stage_of
 from paralib.io.stage import (
     LOCK,
     OWN_ENTRIES,
@@ -48,9 +47,6 @@ from paralib.io.stage import (
     check_output,
     delete_entries,
 )
-
-# files of an earlier layout that name their stage: {file name: stage}
-WILDCARDS = re.compile(r"[*?\[]")
 
 
 class OutputOwnedError(StageError):
@@ -150,21 +146,12 @@ def check_parents(out: str, key: str = "output", file: bool = False) -> None:
             return
 
 
-def _stage_of_markers(out: str, s3: S3Options | None) -> str:
-    for key in marker_keys(out, s3)[:20]:
-        stage = getattr(read_marker(out, key, s3), "stage", "")
-        if stage:
-            return stage
-    return ""
-
-
 def read_owner(out: str, s3: S3Options | None = None) -> Owner | None:
     """Who made ``out``: its marker, or for a folder of an earlier layout the stage its
     files name (``legacy``; inputs unknown); ``None`` when nothing says."""
     import pyarrow.fs as pafs
 
-    fs, inner = pfs.resolve(out, s3)
-    if fs.get_file_info(inner).type != pafs.FileType.Directory:
+    if pfs.file_type(out, s3) != pafs.FileType.Directory:
         return None
     path = pfs.join(out, OWNER)
     if pfs.exists(path, s3):
@@ -176,11 +163,11 @@ def read_owner(out: str, s3: S3Options | None = None) -> Owner | None:
         except (ValueError, TypeError) as exc:
             raise OutputOwnedError(f"{path}: not a paralib output marker ({exc}); expected "
                                    "the JSON a paralib stage writes") from None
-    names = {i.base_name for i in fs.get_file_info(pafs.FileSelector(inner))}
+    names = pfs.entry_names(out, s3)
     for name, stage in STAGE_FILES.items():
         if name in names:
             return Owner(stage=stage, legacy=True)
-    stage = _stage_of_markers(out, s3) if MARKERS in names else ""
+    stage = stage_of(out, marker_keys(out, s3), s3) if MARKERS in names else ""
     if not stage and SUMMARY in names:
         try:
             stage = json.loads(pfs.read_bytes(pfs.join(out, SUMMARY), s3)).get("stage", "")
@@ -253,9 +240,6 @@ def _holder(text: str) -> str:
     return f"{stage}pid {h.get('pid')} on {h.get('host')} since {h.get('since')}"
 
 
-# -- deleting only what a stage wrote -----------------------------------------------------
-
-
 # -- claiming an output -------------------------------------------------------------------
 
 
@@ -270,11 +254,7 @@ def _refuse_other_stage(out: str, key: str, stage: str, owner: Owner | None) -> 
 def _made(out: str, s3: S3Options | None, entries: set[str]) -> bool:
     """True when ``out`` holds one of ``entries`` (a run that stopped before writing any
     leaves only its marker: it owns no inputs)."""
-    import pyarrow.fs as pafs
-
-    fs, inner = pfs.resolve(out, s3)
-    sel = pafs.FileSelector(inner, allow_not_found=True)
-    return any(i.base_name in entries for i in fs.get_file_info(sel))
+    return bool(pfs.entry_names(out, s3) & entries)
 
 
 def _refuse_other_inputs(out: str, key: str, inputs: list[str], owner: Owner | None,
@@ -303,6 +283,8 @@ def claim(out: str, stage: str, inputs: dict[str, str], options: dict | None = N
     Raises :class:`OutputOwnedError`, :class:`OtherInputsError` or
     :class:`OutputBusyError`; the folder is untouched then.
     """
+    import pyarrow.fs as pafs
+
     check_parents(out, key)
     marks = (OWNER, *marks)
     check_output(out, s3, (*extra, OWNER, LOCK), marks)  # a user's folder: refused
@@ -315,26 +297,15 @@ def claim(out: str, stage: str, inputs: dict[str, str], options: dict | None = N
     if not overwrite:
         _refuse_other_inputs(out, key, paths, before, _made(out, s3, products))
     yield from _held(out, stage, key, paths, options, s3, overwrite, own, products,
-                     fresh=_missing(out, s3))
-
-
-def _missing(out: str, s3: S3Options | None) -> bool:
-    """Whether nothing (no file, no folder) is at ``out``."""
-    import pyarrow.fs as pafs
-
-    fs, inner = pfs.resolve(out, s3)
-    return fs.get_file_info(inner).type == pafs.FileType.NotFound
+                     fresh=pfs.file_type(out, s3) == pafs.FileType.NotFound)
 
 
 def _drop_own_marker(out: str, s3: S3Options | None) -> None:
     """Delete the marker :func:`claim` wrote when ``out`` holds nothing else but the lock (a
     run that failed before any work; called under the lock, so no other run is writing)."""
-    import pyarrow.fs as pafs
-
-    fs, inner = pfs.resolve(out, s3)
-    names = {i.base_name for i in fs.get_file_info(pafs.FileSelector(inner,
-                                                                       allow_not_found=True))}
+    names = pfs.entry_names(out, s3)
     if OWNER in names and names <= {OWNER, LOCK}:
+        fs, inner = pfs.resolve(out, s3)
         fs.delete_file(pfs.join(inner, OWNER))
 
 

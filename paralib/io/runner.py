@@ -146,10 +146,6 @@ class ShardedStage(StageOutput):
         """The read step, actor pools and write step for the pending shards ``keys`` on a
         cluster with ``cluster`` resources."""
 
-    def start_ray(self) -> dict:
-        """Start or join Ray for the actors; returns the cluster's resources."""
-        return self.ctx.init_ray()
-
     def before(self, keys: list[str], report: StageReport) -> list[str]:
         """The pending shards that need actors (score marks its empty shards here)."""
         return keys
@@ -197,7 +193,7 @@ def _run_shards(stage: ShardedStage, plan: Plan, keys: list[str], report: StageR
         work = stage.work(local_resources(), keys)
         batches = in_process(work, items, write_kwargs(stage) if work.write else None)
     else:
-        batches = _on_ray(stage, stage.work(stage.start_ray(), keys), items)
+        batches = _on_ray(stage, stage.work(ctx.init_ray(), keys), items)
     collect(batches, keys, stage.output, ctx.storage, report, ctx.progress, stage.name,
             plan.prints, rows=plan.rows(keys), inputs=plan.contents)
 

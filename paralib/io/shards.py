@@ -56,8 +56,7 @@ def stopped_part_way(out: str, s3: S3Options | None = None) -> bool:
     """True when ``out`` has a markers folder but no summary: its stage did not finish."""
     import pyarrow.fs as pafs
 
-    fs, inner = pfs.resolve(out, s3)
-    has_markers = fs.get_file_info(pfs.join(inner, MARKERS)).type != pafs.FileType.NotFound
+    has_markers = pfs.file_type(pfs.join(out, MARKERS), s3) != pafs.FileType.NotFound
     return has_markers and not pfs.exists(summary_path(out), s3)
 
 
@@ -116,7 +115,7 @@ class NoOutputError(MissingError, FileNotFoundError):
     """No stage output where one was expected."""
 
 
-def _stage_of(out: str, keys: list[str], s3: S3Options | None) -> str:
+def stage_of(out: str, keys: list[str], s3: S3Options | None) -> str:
     """The stage that wrote ``out``, from the first of its markers that names it."""
     for key in keys[:20]:
         stage = getattr(read_marker(out, key, s3), "stage", "")
@@ -143,7 +142,7 @@ def complete_shards(out: str, s3: S3Options | None = None,
     keys = marker_keys(out, s3)
     finished = pfs.exists(summary_path(out), s3)
     if not finished and keys:
-        stage = _stage_of(out, keys, s3)
+        stage = stage_of(out, keys, s3)
         name = f"`paralib {stage}`" if stage else "its stage"
         raise IncompleteOutputError(
             f"{out} is an unfinished output of {name} ({len(keys)} of its shards complete, "

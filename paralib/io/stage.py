@@ -98,6 +98,13 @@ fingerprint = stage_print
 """The name the stages import: :func:`paralib.fingerprint.stage_print`."""
 
 
+def line_of(row_id: object, missing: int = -1) -> int:
+    """The source line of a row id ``input:shard:line[:sub]`` (``missing`` when it names
+    none)."""
+    parts = str(row_id).split(":")
+    return int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else missing
+
+
 def differing(old: dict, new: dict, limit: int = 6) -> str:
     """``key: old -> new`` for the keys whose values differ (at most ``limit`` named)."""
     keys = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
@@ -128,13 +135,12 @@ def check_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
     """
     import pyarrow.fs as pafs
 
-    fs, inner = pfs.resolve(out, s3)
-    info = fs.get_file_info(inner)
-    if info.type == pafs.FileType.NotFound:
+    kind = pfs.file_type(out, s3)
+    if kind == pafs.FileType.NotFound:
         return []
-    if info.type != pafs.FileType.Directory:
+    if kind != pafs.FileType.Directory:
         raise StageError(f"output {out} is a file, not a folder; choose another output")
-    names = {i.base_name for i in fs.get_file_info(pafs.FileSelector(inner))}
+    names = pfs.entry_names(out, s3)
     own = {*OWN_ENTRIES, *extra}
     if names and not names & {MARKERS, SUMMARY, OWNER, *marks} and not names <= {*own, LOCK}:
         shown = ", ".join(sorted(names)[:5])

@@ -22,7 +22,7 @@ def read_pairs(path: str, s3: S3Options | None = None) -> pd.DataFrame:
     :func:`paralib.io.shards.stage_files`, which refuses an unfinished output and names the
     stage that has to finish), a selection folder (``pairs.parquet``), a Parquet file or a
     glob."""
-    if any(ch in path for ch in "*?[") or path.endswith(".parquet"):
+    if fs.WILDCARDS.search(path) or path.endswith(".parquet"):
         files = fs.expand_glob(path, s3)
     elif fs.exists(fs.join(path, PAIRS_FILE), s3):
         files = [fs.join(path, PAIRS_FILE)]

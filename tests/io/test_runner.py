@@ -102,7 +102,7 @@ def test_in_process_runs_the_same_chain_without_ray(tmp_path, monkeypatch):
     def no_ray(self):
         raise AssertionError("ray.in_process must not start Ray")
 
-    monkeypatch.setattr(ShardedStage, "start_ray", no_ray)
+    monkeypatch.setattr(StageContext, "init_ray", no_ray)
     out = str(tmp_path / "numbers")
     ctx = StageContext(progress=False, ray=RayConfig(in_process=True))
     stage = Numbers(ctx, out, factor=2)
