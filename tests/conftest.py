@@ -1,12 +1,17 @@
-"""Session fixtures: the shared data, one embedded Ray, a tiny translation model.
+"""Session fixtures: the shared data, one embedded Ray, a tiny translation model; and the
+order of the test files.
 
 The tiny model is trained here on real Multi30k pairs in seconds (the shipped models are
-CTranslate2-only, and a test needs the `transformers` weights to compare against).
+CTranslate2-only, and a test needs the `transformers` weights to compare against), once for
+the whole run: the test processes of pytest-xdist share it.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,6 +20,32 @@ from paralib.config import InputConfig, MTModelConfig, MTTrainConfig
 from paralib.paths import data_root
 
 M30K = "bitext/multi30k/task1/raw"
+
+
+def pytest_collection_modifyitems(config, items):
+    """Files with the most slow tests run first, each file's tests in their order: the two
+    test processes (``--dist loadfile``, ``--no-loadscope-reorder``) then take the long files
+    early and end on short ones, instead of one process finishing a tuning run alone."""
+    slow = Counter(item.path for item in items if item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -slow[item.path])  # stable: the rest keep collection order
+
+
+def built_once(tmp_path_factory, name: str, build: Callable[[Path], None]) -> Path:
+    """The folder ``name`` that ``build(folder)`` fills, built once for the whole run: under
+    pytest-xdist the first process to ask builds it (holding a lock) in the run's temporary
+    folder, the others wait for it and reuse it."""
+    from filelock import FileLock
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # this run's folder, above every process's own
+    out, done = root / name, root / f"{name}.done"
+    with FileLock(str(root / f"{name}.lock")):
+        if not done.exists():
+            shutil.rmtree(out, ignore_errors=True)  # what a process killed mid-build left
+            build(out)
+            done.touch()
+    return out
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -67,23 +98,28 @@ def tiny_mt(tmp_path_factory, m30k) -> Path:
     pytest.importorskip("transformers")
     from paralib.mt.train import train_mt
 
+    def build(out: Path) -> None:
+        cfg = MTTrainConfig(
+            src_lang="de", tgt_lang="en",
+            inputs=[InputConfig(corpus="m30k", src_lang="de", src=m30k["train_de"],
+                                en=m30k["train_en"], limit=3000)],
+            valid_src=m30k["val_de"], valid_ref=m30k["val_en"],
+            output=str(out),
+            model=MTModelConfig(vocab_size=600, d_model=64, encoder_layers=1,
+                                decoder_layers=1, attention_heads=2, ffn_dim=128,
+                                max_positions=96),
+            batch_tokens=2000, max_len=48, lr=3e-3, warmup_steps=20, max_steps=80,
+            eval_every=40, average_last=2, threads=2,
+        )
+        train_mt(cfg, progress=False)
+
     cache = os.environ.get("PARALIB_TEST_MT_CACHE")
     if cache and (Path(cache) / "ct2-int8" / "model.bin").is_file():
         return Path(cache)
-    out = Path(cache) if cache else tmp_path_factory.mktemp("tiny-mt")
-    cfg = MTTrainConfig(
-        src_lang="de", tgt_lang="en",
-        inputs=[InputConfig(corpus="m30k", src_lang="de", src=m30k["train_de"],
-                            en=m30k["train_en"], limit=3000)],
-        valid_src=m30k["val_de"], valid_ref=m30k["val_en"],
-        output=str(out),
-        model=MTModelConfig(vocab_size=600, d_model=64, encoder_layers=1, decoder_layers=1,
-                            attention_heads=2, ffn_dim=128, max_positions=96),
-        batch_tokens=2000, max_len=48, lr=3e-3, warmup_steps=20, max_steps=80,
-        eval_every=40, average_last=2, threads=2,
-    )
-    train_mt(cfg, progress=False)
-    return out
+    if cache:
+        build(Path(cache))
+        return Path(cache)
+    return built_once(tmp_path_factory, "tiny-mt", build)
 
 
 @pytest.fixture(scope="session")
