@@ -118,12 +118,12 @@ def test_a_second_concurrent_writer_is_refused(side, tiny_encoder_dir, tmp_path,
 
 def test_an_output_below_a_file_is_refused_before_ray(side, tiny_encoder_dir, tmp_path,
                                                       capsys, monkeypatch):
-    from paralib.encode import pipeline
+    from paralib.io.context import StageContext
 
     def no_ray(*_a, **_k):
         raise AssertionError("Ray was started")
 
-    monkeypatch.setattr(pipeline, "init_ray", no_ray)
+    monkeypatch.setattr(StageContext, "init_ray", no_ray)
     notes = tmp_path / "notes.txt"
     notes.write_text("mine")
     assert main(_enc(tiny_encoder_dir, side["a"], notes / "out")) == 2

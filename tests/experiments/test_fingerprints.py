@@ -43,14 +43,14 @@ def test_kept_records_keep_their_fingerprints(every_need_met):
 
 
 # The hand-kept lists the declarations replace (paralib/experiments/plan.py before the schema
-# declared them), with the ten fields added since the records without a list entry
+# declared them), with the fields added since the records without a list entry
 # (ray.stall_timeout_s, ray.node_types, s3.max_attempts; backtranslate/pivot/paraphrase.models;
-# mt.corpora, mt.decontaminate, mt.device, mt.shard_rows), which had made every kept run look
-# changed.
+# mt.corpora, mt.decontaminate, mt.device, mt.shard_rows; later ray.in_process), which had
+# made every kept run look changed.
 NOT_IN_KEY = {**{s: ("actors_per_gpu", "inter_threads", "fuse_io")
                  for s in ("backtranslate", "pivot", "paraphrase")},
               "train": ("keep_checkpoints", "decontaminate", "group_negatives"),
-              "ray": ("stall_timeout_s", "node_types"), "s3": ("max_attempts",)}
+              "ray": ("stall_timeout_s", "node_types", "in_process"), "s3": ("max_attempts",)}
 NEW_DEFAULTS = {"train": {"sparse": False, "lang_temperature": None, "caps": [],
                           "corpus_temperature": None, "vocab_sample_by": "order"},
                 "bitext": {"corpora": [], "checks": {"untranslated": True,
