@@ -34,12 +34,9 @@ def words(texts: list[str]) -> list[list[str]]:
 def word_overlap(a: list[list[str]], b: list[list[str]]) -> np.ndarray:
     """Shared distinct words over the distinct words of the larger side (0 when empty):
     high only when neither side adds or drops many words."""
-    out = np.zeros(len(a))
-    for i, (x, y) in enumerate(zip(a, b, strict=True)):
-        sx, sy = set(x), set(y)
-        if sx and sy:
-            out[i] = len(sx & sy) / max(len(sx), len(sy))
-    return out
+    sets = [(set(x), set(y)) for x, y in zip(a, b, strict=True)]
+    return np.array([len(x & y) / max(len(x), len(y)) if x and y else 0.0 for x, y in sets],
+                    dtype=float)
 
 
 def measure(inputs: list[str], outputs: list[str], references: list[str]) -> pd.DataFrame:

@@ -20,12 +20,6 @@ def ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:
     return [tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
 
 
-def _units(tokens: list[str], n: int) -> list:
-    if n == 1:
-        return [t for t in tokens if len(t) >= MIN_WORD_CHARS]
-    return ngrams(tokens, n)
-
-
 def entropy(sentences: list[list[str]], n: int) -> float:
     """Shannon entropy (bits) of the ``n``-gram distribution over all ``sentences``."""
     counts = Counter(g for toks in sentences for g in ngrams(toks, n))
@@ -37,13 +31,10 @@ def entropy(sentences: list[list[str]], n: int) -> float:
 
 def repetitions(sentences: list[list[str]], n: int) -> tuple[np.ndarray, np.ndarray]:
     """Per sentence: (repeated units, units); units are n-grams, or 3+-character words."""
-    rep = np.empty(len(sentences), dtype=np.int64)
-    tot = np.empty(len(sentences), dtype=np.int64)
-    for i, toks in enumerate(sentences):
-        units = _units(toks, n)
-        tot[i] = len(units)
-        rep[i] = len(units) - len(set(units))
-    return rep, tot
+    units = [[t for t in toks if len(t) >= MIN_WORD_CHARS] if n == 1 else ngrams(toks, n)
+             for toks in sentences]
+    tot = np.array([len(u) for u in units], dtype=np.int64)
+    return tot - np.array([len(set(u)) for u in units], dtype=np.int64), tot
 
 
 def repetition_rate(sentences: list[list[str]], n: int) -> float:

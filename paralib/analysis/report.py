@@ -25,9 +25,7 @@ def _histograms(df: pd.DataFrame, cols: list[str], folder: Path) -> dict[str, st
         v = pd.to_numeric(df[c].astype(float), errors="coerce").dropna()
         fig, ax = plt.subplots(figsize=(4.5, 3))
         ax.hist(v, bins=40 if v.nunique() > 40 else max(v.nunique(), 1))
-        ax.set_title(c)
-        ax.set_xlabel(c)
-        ax.set_ylabel("pairs")
+        ax.set(title=c, xlabel=c, ylabel="pairs")
         files[c] = f"{PLOTS}/hist_{plot_name(c)}"
         save_figure(fig, folder.parent / files[c])
     return files
@@ -105,8 +103,7 @@ def _table(df: pd.DataFrame, index: bool = False) -> str:
     return df.to_html(index=index, float_format=lambda x: f"{x:.4g}", na_rep="-", border=0)
 
 
-def _paraphrase_html(summary: dict, examples: pd.DataFrame) -> list[str]:
-    s = summary
+def _paraphrase_html(s: dict, examples: pd.DataFrame) -> list[str]:
     return [
         "<h2>Canonicalising paraphrases (ParaNMT 2018 §6, Table 12)</h2>",
         f"<p>{s['inputs']} references paraphrased by <code>{html.escape(s['model'])}</code> "

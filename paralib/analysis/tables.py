@@ -24,9 +24,13 @@ def score_columns(df: pd.DataFrame) -> list[str]:
         pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]))]
 
 
-def group_columns(df: pd.DataFrame) -> list[str]:
-    """``corpus`` and ``src_lang`` where present."""
-    return [c for c in ("corpus", "src_lang") if c in df.columns]
+def groups(df: pd.DataFrame) -> list[tuple[dict[str, str], pd.DataFrame]]:
+    """The rows of each corpus and language (``corpus`` and ``src_lang`` where present) with
+    their labels, then every row as ``All``."""
+    cols = [c for c in ("corpus", "src_lang") if c in df.columns]
+    parts = [(dict(zip(cols, key, strict=True)), g)
+             for key, g in df.groupby(cols, sort=True)] if cols else []
+    return [*parts, (dict.fromkeys(cols, "All"), df)]
 
 
 def distributions(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
@@ -63,17 +67,8 @@ def diversity_row(refs: list[str], trans: list[str]) -> dict[str, float]:
 
 def diversity_table(df: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     """Table 9 per corpus and language, plus ``All``."""
-    pairs = one_per_reference(df, seed)
-    groups = group_columns(pairs)
-    rows = []
-    if groups:
-        for key, g in pairs.groupby(groups, sort=True):
-            key = key if isinstance(key, tuple) else (key,)
-            rows.append({**dict(zip(groups, key, strict=True)),
-                         **diversity_row(g["ref"].tolist(), g["trans"].tolist())})
-    rows.append({**dict.fromkeys(groups, "All"),
-                 **diversity_row(pairs["ref"].tolist(), pairs["trans"].tolist())})
-    return pd.DataFrame(rows)
+    return pd.DataFrame([{**key, **diversity_row(g["ref"].tolist(), g["trans"].tolist())}
+                         for key, g in groups(one_per_reference(df, seed))])
 
 
 def pref_measures(df: pd.DataFrame) -> pd.DataFrame:
@@ -95,17 +90,11 @@ def pref_correlations(df: pd.DataFrame, max_rows: int = 100_000, seed: int = 0) 
     if len(df) > max_rows:
         df = df.iloc[np.sort(np.random.default_rng(seed).choice(len(df), max_rows, False))]
     measures = pref_measures(df)
-    groups = group_columns(df)
-    parts = [(dict(zip(groups, k if isinstance(k, tuple) else (k,), strict=True)), g.index)
-             for k, g in df.groupby(groups, sort=True)] if groups else []
-    parts.append((dict.fromkeys(groups, "All"), df.index))
     rows = []
-    for key, idx in parts:
-        row = {**key, "pairs": len(idx)}
-        for m in measures.columns:
-            rho = spearmanr(df.loc[idx, "p_ref"], measures.loc[idx, m], nan_policy="omit")[0]
-            row[m] = float(rho)
-        rows.append(row)
+    for key, g in groups(df):
+        rho = {m: float(spearmanr(g["p_ref"], measures.loc[g.index, m], nan_policy="omit")[0])
+               for m in measures.columns}
+        rows.append({**key, "pairs": len(g), **rho})
     return pd.DataFrame(rows)
 
 
