@@ -62,27 +62,20 @@ def set_bound(tree: Tree, column: str, lower: Any = "keep", upper: Any = "keep")
     """Set the lower and/or upper side of the selection bound on ``column`` (``"keep"``
     leaves a side as the base configuration has it); a bound left with no side is removed."""
     bounds = tree["select"]["bounds"]
-    current = next((b for b in bounds if b["column"] == column), None)
-    lo = current["lower"] if current else None
-    hi = current["upper"] if current else None
-    lo = lo if lower == "keep" else _open(lower)
-    hi = hi if upper == "keep" else _open(upper)
+    current = next((b for b in bounds if b["column"] == column), {})
+    lo = current.get("lower") if lower == "keep" else _open(lower)
+    hi = current.get("upper") if upper == "keep" else _open(upper)
     rest = [b for b in bounds if b["column"] != column]
     if lo is not None or hi is not None:
         rest.append({"column": column, "lower": lo, "upper": hi})
     tree["select"]["bounds"] = rest
 
 
-def _pair(name: str, value: Any) -> tuple[Any, Any]:
-    if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise ValueError(f"{name} takes [lower, upper], got {value!r}")
-    return value[0], value[1]
-
-
 def _bound_shortcuts(stem: str, column: str, section: str) -> list[Shortcut]:
     def both(tree: Tree, v: Any) -> None:
-        lo, hi = _pair(stem, v)
-        set_bound(tree, column, lo, hi)
+        if not isinstance(v, (list, tuple)) or len(v) != 2:
+            raise ValueError(f"{stem} takes [lower, upper], got {v!r}")
+        set_bound(tree, column, v[0], v[1])
 
     return [
         Shortcut(stem, f"[lower, upper] bound on {column} ({section})", both, True),
@@ -112,8 +105,6 @@ def _parts(key: str) -> Callable[[Tree, Any], None]:
             part[key] = value
     return apply
 
-
-_dropout = _parts("dropout")
 
 # English paraphrase sources (their pairs are en-en); ``bitext`` drops them
 PARAPHRASE_KINDS = ("captions", "pairs", "sts", "ppdb")
@@ -182,7 +173,8 @@ _SHORTCUTS: list[Shortcut] = [
              "(2019 §3.1)", _setter("train.megabatch.anneal_every")),
     Shortcut("scramble", "scrambling rate (2018 §5.2)",
              _setter("train.regularisation.scramble_rate")),
-    Shortcut("dropout", "embedding dropout of every encoder part (2019 §3.1)", _dropout),
+    Shortcut("dropout", "embedding dropout of every encoder part (2019 §3.1)",
+             _parts("dropout")),
     Shortcut("word_dropout", "word dropout", _setter("train.regularisation.word_dropout")),
     Shortcut("lr", "Adam learning rate (2017 §5.2)", _setter("train.lr")),
     Shortcut("batch_size", "mini-batch size (2017 §5.2)", _setter("train.batch_size")),
@@ -218,12 +210,6 @@ def uses_selection(base: Config, names: list[str]) -> bool:
 UnknownParameter = UnknownKey  # a parameter that is neither a shortcut nor a config key
 
 
-def check_dotted(key: str) -> None:
-    """Raise :class:`UnknownParameter` unless ``key`` (``section.field[.index].field``) names
-    a field of :class:`Config`."""
-    check_key(Config, key, "parameter")
-
-
 def check_parameter(name: str) -> None:
     """Raise :class:`UnknownParameter` unless ``name`` is a shortcut or a configuration key."""
     if name in SHORTCUTS:
@@ -232,7 +218,7 @@ def check_parameter(name: str) -> None:
         raise UnknownParameter(
             f"unknown parameter '{name}': not a shortcut ({', '.join(SHORTCUTS)}) and not a "
             "dotted configuration key such as train.margin")
-    check_dotted(name)
+    check_key(Config, name, "parameter")
 
 
 def apply_parameters(base: Config, params: dict[str, Any]) -> Config:
@@ -243,6 +229,6 @@ def apply_parameters(base: Config, params: dict[str, Any]) -> Config:
         if name in SHORTCUTS:
             SHORTCUTS[name].apply(tree, value)
         else:
-            check_dotted(name)
+            check_key(Config, name, "parameter")
             set_path(tree, name, value, "parameter")
     return Config.model_validate(tree)

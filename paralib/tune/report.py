@@ -54,13 +54,8 @@ def trial_rows(summary: TuneSummary) -> tuple[list[str], list[list[str]]]:
     header = ["trial", *names, "pairs", "epochs", f"best {metric} (epoch)", "status"]
     rows = []
     sign = -1 if mode == "max" else 1
-
-    def key(t: TrialRecord) -> float:
-        b = best_of(t.history, metric, mode)
-        return sign * b[metric] if b else math.inf
-
-    for t in sorted(summary.trials, key=key):
-        b = best_of(t.history, metric, mode)
+    bests = [(t, best_of(t.history, metric, mode)) for t in summary.trials]
+    for t, b in sorted(bests, key=lambda tb: sign * tb[1][metric] if tb[1] else math.inf):
         best = f"{b[metric]:.2f} ({b.epoch})" if b else "–"
         rows.append([t.trial_id, *[_fmt(t.params.get(n), ".3g") for n in names],
                      _fmt(t.pairs if "pairs" in t.model_fields_set else t.selected_pairs),
@@ -98,9 +93,7 @@ def _plot_parameter(summary: TuneSummary, param: Searched, path: Path) -> None:
                       ha="right" if len(labels) > 6 else "center")
     elif param.kind == "loguniform":
         ax.set_xscale("log")
-    ax.set_xlabel(param.name)
-    ax.set_ylabel(f"best {metric}")
-    ax.set_title(f"{metric} against {param.name}")
+    ax.set(xlabel=param.name, ylabel=f"best {metric}", title=f"{metric} against {param.name}")
     ax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8)
@@ -121,9 +114,7 @@ def _plot_curves(summary: TuneSummary, path: Path) -> None:
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("epoch")
-    ax.set_ylabel(metric)
-    ax.set_title(f"{metric} per epoch (dashed: stopped by ASHA)")
+    ax.set(xlabel="epoch", ylabel=metric, title=f"{metric} per epoch (dashed: stopped by ASHA)")
     ax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0] and len(summary.trials) <= 12:
         ax.legend(fontsize=7, ncol=2)

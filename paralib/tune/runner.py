@@ -132,10 +132,6 @@ def _max_epochs(space: Space, base: Config) -> int:
     return base.train.epochs
 
 
-def _storage(path: str) -> str:
-    return path if fs.is_s3(path) else str(Path(path).resolve())
-
-
 def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
              progress: bool = True) -> TuneSummary:
     """Run the search; returns the summary also written to the report's ``report.json``."""
@@ -152,7 +148,8 @@ def run_tune(space: Space, cfg: Config, options: TuneOptions | None = None,
     base = Config.model_validate(absolute_paths(cfg))
     points = validate_space(space, base, search)
     spec = space.spec  # its metric resolved against train.dev
-    storage = _storage(opts.storage_path or spec.storage_path)
+    storage = opts.storage_path or spec.storage_path
+    storage = storage if fs.is_s3(storage) else str(Path(storage).resolve())
     name = opts.name or space.name
     experiment = fs.join(storage, name)
     suites = spec.evaluate if opts.evaluate is None else opts.evaluate

@@ -27,9 +27,11 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
+from paralib.config import Config
 from paralib.errors import ConfigurationError
+from paralib.overrides import check_key
 from paralib.schema import Strict, read_yaml
-from paralib.tune.params import UnknownParameter, check_dotted, check_parameter
+from paralib.tune.params import UnknownParameter, check_parameter
 
 DISCRETE = ("grid", "choice", "range")
 CONTINUOUS = ("uniform", "loguniform", "randint")
@@ -194,7 +196,7 @@ def read_space(path: str | Path) -> Space:
         raise SpaceError("\n".join(lines)) from None
     for key in spec.set:
         try:
-            check_dotted(key)
+            check_key(Config, key, "parameter")
         except UnknownParameter as exc:
             raise SpaceError(f"{path}: set.{key}: unknown configuration key: {exc}") from None
     params = []

@@ -29,23 +29,20 @@ class StallWatch(Callback):
         self.last = time.monotonic()
         self.finished = 0
 
-    def _event(self) -> None:
-        self.last = time.monotonic()
-
     def on_trial_start(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
-        self._event()
+        self.last = time.monotonic()
 
     def on_trial_result(self, iteration: int, trials: list, trial: Any, result: dict,
                         **info: Any) -> None:
-        self._event()
+        self.last = time.monotonic()
 
     def on_trial_complete(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
         self.finished += 1
-        self._event()
+        self.last = time.monotonic()
 
     def on_trial_error(self, iteration: int, trials: list, trial: Any, **info: Any) -> None:
         self.finished += 1
-        self._event()
+        self.last = time.monotonic()
 
     def on_step_end(self, iteration: int, trials: list, **info: Any) -> None:
         now = time.monotonic()

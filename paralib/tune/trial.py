@@ -46,9 +46,6 @@ class TrialSetup:
     experiment: str  # <storage_path>/<name>, local (absolute) or s3://
     select: bool = True  # run paralib select (False: train on train.sources as they are)
 
-    def trial_root(self, trial_id: str) -> str:
-        return fs.join(self.experiment, f"trial_{trial_id}")
-
 
 def place(cfg: Config, root: str, model_dir: str, select: bool = True) -> Config:
     """Point the trial's selection, training sources, model and Ray Train run into its own
@@ -85,7 +82,7 @@ def run_trial(config: dict[str, Any], setup: TrialSetup) -> None:
     trial_id = ray.tune.get_context().get_trial_id()
     params = {name: decode(config[name]) for name in setup.params}
     cfg = apply_parameters(Config.model_validate(setup.base), params)
-    root = setup.trial_root(trial_id)
+    root = fs.join(setup.experiment, f"trial_{trial_id}")
     s3 = cfg.s3.options()
     with tempfile.TemporaryDirectory(prefix="paralib-trial-") as tmp:
         model_dir = str(Path(tmp) / MODEL_DIR) if fs.is_s3(root) else fs.join(root, MODEL_DIR)

@@ -118,9 +118,8 @@ def _found(path: str, cfg: Config) -> bool:
 
 def _needed_columns(cfg: Config) -> set[str]:
     sel = cfg.select
-    cols = {b.column for b in sel.bounds}
-    cols |= {part.column for part in (sel.folds, sel.noise) if part is not None}
-    return cols
+    return {b.column for b in sel.bounds} | {part.column for part in (sel.folds, sel.noise)
+                                              if part is not None}
 
 
 def space_selects(space: Space, base: Config) -> bool:
