@@ -45,9 +45,7 @@ def candidate_values(tune: TuneSpec, size: str) -> dict[str, list[Any]]:
 def candidates(tune: TuneSpec, size: str) -> list[dict[str, Any]]:
     """Every combination of the candidate values, in order."""
     values = candidate_values(tune, size)
-    names = list(values)
-    return [dict(zip(names, combo, strict=True))
-            for combo in itertools.product(*(values[n] for n in names))]
+    return [dict(zip(values, combo, strict=True)) for combo in itertools.product(*values.values())]
 
 
 def _value_text(value: Any) -> str:

@@ -73,8 +73,7 @@ class AggStep(Strict):
 
     @model_validator(mode="after")
     def _with_for_correlation(self) -> AggStep:
-        correlation = self.how in ("spearman", "pearson")
-        if correlation != (self.with_ is not None):
+        if self.correlation != (self.with_ is not None):
             raise ValueError(f"aggregate over '{self.over}': 'with' is the other variable of "
                              "a correlation (spearman, pearson) and only of one")
         return self

@@ -133,31 +133,33 @@ def plan_runs(exp: Experiment, size: str, out: Path,
                               if spec.report else [])
         plan.missing = unmet_all(needs)
         plan.properties = spec.properties
-        train = former = spec.baseline or plan.report
+        trees = [spec.baseline or plan.report] * 2
         if not (spec.baseline or spec.report) and not plan.skipped and not plan.missing:
             plan.config = _config(exp, name, size, folder, out, overrides)
-            train = _key_config(exp, name, size, folder, out, overrides)
-            former = _key_config(exp, name, size, folder, out, overrides, legacy=True)
+            trees = _key_configs(exp, name, size, folder, out, overrides)
             if spec.tune is not None:
                 _add_candidates(plan, exp, size, out, spec.tune, overrides)
-        _set_keys(plan, (train, former), sz.engine, spec.trained, spec.select,
-                  {"suites": exp.evaluate.suites, "settings": settings,
-                   "properties": spec.properties})
+        _set_keys(plan, trees, {"suites": exp.evaluate.suites, "settings": settings,
+                                "properties": spec.properties})
         plans.append(plan)
     return plans
 
 
-def _set_keys(plan: RunPlan, trees: tuple[Any, Any], engine: str, trained: Any, select: Any,
-              evaluated: dict[str, Any]) -> None:
+def _set_keys(plan: RunPlan, trees: list[Any], evaluated: dict[str, Any] | None = None
+              ) -> None:
     """Set ``plan``'s training and evaluation keys from its key config ``trees`` (now, and as
     the keys were before the rekeyed fields entered them), and its :attr:`RunPlan.former_keys`
-    where the two differ. ``evaluated``: what its evaluation key covers besides the model."""
-    keys = [_train_key(tree, engine, trained, select) for tree in trees]
+    where the two differ. ``evaluated``: what its evaluation key covers besides the model
+    (``None``: a tuned run's candidate, which has no evaluation key). The training key is the
+    fingerprint of what makes the run's model: the run is reused while it is unchanged."""
+    keys = [digest({"train": tree, "engine": plan.engine, "trained": plan.trained,
+                    "select": plan.select}) for tree in trees]
     if plan.candidates:
         keys = [digest({"candidates": [getattr(c, k) for c in plan.candidates],
                         "metric": plan.tune_metric, "mode": plan.tune_mode})
                 for k in ("train_key", "former_train_key")]
-    evals = [digest({"model": key, **evaluated}) for key in keys]
+    evals = ["", ""] if evaluated is None else [digest({"model": key, **evaluated})
+                                                for key in keys]
     plan.train_key, plan.eval_key = keys[0], evals[0]
     if keys[1] != keys[0]:
         plan.former_keys = (keys[1], evals[1])
@@ -169,18 +171,17 @@ def _set_keys(plan: RunPlan, trees: tuple[Any, Any], engine: str, trained: Any, 
 KEY_OUT = Path("OUT")
 
 
-def _key_config(exp: Experiment, name: str, size: str, folder: Path, out: Path,
-                overrides: Mapping[str, Any] | None, params: dict[str, Any] | None = None,
-                legacy: bool = False) -> dict[str, Any]:
-    """The config JSON run ``name``'s fingerprint covers: its config with the runner's
-    folders under :data:`KEY_OUT` (``params``: a tuned candidate's; ``legacy``: as the keys
-    were before the rekeyed fields entered them)."""
+def _key_configs(exp: Experiment, name: str, size: str, folder: Path, out: Path,
+                 overrides: Mapping[str, Any] | None, params: dict[str, Any] | None = None
+                 ) -> list[dict[str, Any]]:
+    """The config JSON run ``name``'s fingerprint covers, now and as the keys were before the
+    rekeyed fields entered them: its config with the runner's folders under :data:`KEY_OUT`
+    (``params``: a tuned candidate's)."""
     stand_in = KEY_OUT / folder.relative_to(out)
-    if params is None:
-        return config_for_key(_config(exp, name, size, stand_in, KEY_OUT, overrides,
-                                      resolve=False), legacy)
-    return config_for_key(_candidate_config(exp, name, size, stand_in, KEY_OUT, overrides,
-                                            params, resolve=False), legacy)
+    cfg = (_config(exp, name, size, stand_in, KEY_OUT, overrides, resolve=False)
+           if params is None else
+           _candidate_config(exp, name, size, stand_in, KEY_OUT, overrides, params, resolve=False))
+    return [config_for_key(cfg, legacy) for legacy in (False, True)]
 
 
 def config_for_key(cfg: Config, legacy: bool = False) -> dict[str, Any]:
@@ -214,30 +215,18 @@ def _portable(value: Any, roots: list[tuple[str, str]]) -> Any:
     return value
 
 
-def _train_key(train: Any, engine: str, trained: Any, select: Any) -> str:
-    """Fingerprint of what makes a run's model: reused while it is unchanged."""
-    return digest({"train": train, "engine": engine, "trained": trained,
-                        "select": select})
-
-
 def _add_candidates(plan: RunPlan, exp: Experiment, size: str, out: Path, tune,
                     overrides: Mapping[str, Any] | None) -> None:
     """One candidate plan per combination of the tuned parameters (2017 §5.5-5.7), each in
     ``RUN/tune/CANDIDATE/`` with its own selection and model."""
     plan.tune_metric, plan.tune_mode = tune.metric, tune.mode
-    sz = exp.sizes[size]  # type: ignore[index]
     for params in candidates(tune, size):
         name = label(params)
         folder = plan.folder / "tune" / slug(name)
         cfg = _candidate_config(exp, plan.name, size, folder, out, overrides, params)
         cand = RunPlan(name=name, folder=folder, config=cfg, select=plan.select,
                        trained=plan.trained, engine=plan.engine, params=params)
-        keys = [_train_key(_key_config(exp, plan.name, size, folder, out, overrides, params,
-                                       legacy), sz.engine, plan.trained, plan.select)
-                for legacy in (False, True)]
-        cand.train_key = keys[0]
-        if keys[1] != keys[0]:
-            cand.former_keys = (keys[1], "")
+        _set_keys(cand, _key_configs(exp, plan.name, size, folder, out, overrides, params))
         plan.candidates.append(cand)
 
 
@@ -284,7 +273,7 @@ def kept_runs(exp: Experiment, size: str, root: Path | None = None) -> tuple[int
     """How many of ``exp``'s runs at ``size`` have a kept record with their current
     fingerprints, and how many runs it makes at that size (``(0, 0)`` when its configs do
     not validate here)."""
-    from paralib.experiments.records import RECORDS, RecordStore, complete
+    from paralib.experiments.records import RECORDS, RecordStore
 
     root = RECORDS if root is None else root
     try:
@@ -293,5 +282,5 @@ def kept_runs(exp: Experiment, size: str, root: Path | None = None) -> tuple[int
         return 0, 0
     plans = [p for p in plans if not p.skipped and not p.report]
     store = RecordStore.of(root, exp.name, size, Path(DEFAULT_OUT))
-    return sum(complete(store.read(p.folder), p.train_key, p.eval_key) for p in plans), \
-        len(plans)
+    return sum((r := store.read(p.folder)) is not None and r.complete(p.train_key, p.eval_key)
+               for p in plans), len(plans)

@@ -45,12 +45,6 @@ def record_of(records: Records, run: str) -> RunRecord:
     return record if record.name else record.model_copy(update={"name": run})
 
 
-def complete(record: dict[str, Any] | RunRecord | None, train_key: str, eval_key: str) -> bool:
-    """Whether ``record`` is a finished run with these training and evaluation fingerprints
-    (:meth:`paralib.contracts.RunRecord.complete`)."""
-    return bool(record) and RunRecord.load(record).complete(train_key, eval_key)
-
-
 def read_record(path: Path) -> RunRecord | None:
     """The run record in ``path`` (migrated to the current contract), ``None`` when there is
     none or it cannot be read (a run made again)."""

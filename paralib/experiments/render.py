@@ -41,11 +41,6 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _row_label(exp: Experiment, row: str) -> str:
-    ours = exp.ours.rows.get(row)
-    return _cell(row) + (f"<br>ours: {_cell(ours)}" if ours else "")
-
-
 def main_table(exp: Experiment, table: TableData) -> list[str]:
     """The table in the paper's layout, paper / ours / agrees per column."""
     head = [_cell(exp.paper.row_header)]
@@ -53,7 +48,8 @@ def main_table(exp: Experiment, table: TableData) -> list[str]:
         head += [f"{_cell(col)} paper", f"{_cell(col)} ours", f"{_cell(col)} agrees"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in table.rows:
-        cells = [_row_label(exp, row)]
+        ours = exp.ours.rows.get(row)
+        cells = [_cell(row) + (f"<br>ours: {_cell(ours)}" if ours else "")]
         for col in table.columns:
             c = table.cells[(row, col)]
             cells += [c.paper_text, c.ours_text, table.cell_agreement((row, col))]
@@ -104,22 +100,18 @@ def directions_table(table: TableData) -> list[str]:
     agrees. Row comparisons are one line per pair of rows with a column per table column
     (column comparisons the other way round); single cells one line each."""
     lines: list[str] = []
-    for kind, across in (("rows", table.columns), ("columns", table.rows)):
+    for kind, across, i in (("rows", table.columns, 0), ("columns", table.rows, 1)):
         dirs = [d for d in table.directions if d.kind == kind]
         if not dirs:
             continue
-        pairs = list(dict.fromkeys((d.a[0], d.b[0]) if kind == "rows" else (d.a[1], d.b[1])
-                                   for d in dirs))
-        used = [x for x in across if any((d.a[1] if kind == "rows" else d.a[0]) == x
-                                         for d in dirs)]
+        # (row a, row b, column) of row comparisons, (column a, column b, row) of column ones
+        first = {(d.a[i], d.b[i], d.a[1 - i]): d for d in reversed(dirs)}  # type: ignore[index]
+        pairs = list(dict.fromkeys((d.a[i], d.b[i]) for d in dirs))  # type: ignore[index]
+        used = [x for x in across if any(d.a[1 - i] == x for d in dirs)]
         lines += ["| paper / ours, agrees | " + " | ".join(map(_cell, used)) + " |",
                   "|---|" + "---|" * len(used)]
         for a, b in pairs:
-            cells = []
-            for x in used:
-                hit = [d for d in dirs if (d.a[0], d.b[0], d.a[1]) == (a, b, x)] if \
-                    kind == "rows" else [d for d in dirs if (d.a[1], d.b[1], d.a[0]) == (a, b, x)]
-                cells.append(_outcome(hit[0]) if hit else "—")
+            cells = [_outcome(first[(a, b, x)]) if (a, b, x) in first else "—" for x in used]
             lines.append(f"| {_cell(a)} vs {_cell(b)} | " + " | ".join(cells) + " |")
         lines.append("")
     singles = [d for d in table.directions if d.kind in ("cells", "sign")]

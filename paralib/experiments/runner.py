@@ -187,10 +187,6 @@ def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool 
     return record
 
 
-def _load() -> float:
-    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-
-
 def _gpu() -> str | None:
     """The name of the GPU torch sees on this machine, if any."""
     import torch
@@ -203,7 +199,8 @@ def _now() -> Made:
     was made."""
     gpu = _gpu()
     machine = f"{os.cpu_count() or 0} CPU cores" + (f" and an {gpu}" if gpu else "")
-    return Made(at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), load=_load(),
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return Made(at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), load=load,
                 machine=machine, gpu=gpu)
 
 
@@ -218,9 +215,7 @@ def command_line(name: str, size: str, out: str | Path = DEFAULT_OUT,
     for flag, value in (("--results", results), ("--plots", plots), ("--records", records)):
         if value is not None:
             cmd += [flag, str(value)]
-    for item in overrides:
-        cmd += ["--set", item]
-    return shlex.join(cmd)
+    return shlex.join(cmd + [arg for item in overrides for arg in ("--set", item)])
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
@@ -240,10 +235,6 @@ def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
         out.pop(key, None)
         out[key] = value
     return out
-
-
-def _relative(target: Path, start: Path) -> str:
-    return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()
 
 
 def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
@@ -303,9 +294,8 @@ def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
                 f"left as it is: {', '.join(partial.held)}; the finished runs are kept in "
                 f"{store.folder}")
             return partial
-        plot_path = None
-        if exp.plot:
-            plot_path = plot_experiment(exp, table, by_run, plot_dir / f"{exp.name}.png")
+        plot_path = (plot_experiment(exp, table, by_run, plot_dir / f"{exp.name}.png")
+                     if exp.plot else None)
         reused = [r for r in by_run.values() if r.status == "ok" and r.reused]
         info = RunInfo(size=size, command=command_line(name, size, out, results, plots,
                                                        overrides, records),
@@ -316,7 +306,8 @@ def run_experiment(name: str, size: str = "full", out: str | Path = DEFAULT_OUT,
                        reused_seconds=sum(sum(v for v in r.seconds.values() if v)
                                           for r in reused),
                        reused_made=[r.made for r in reused if r.made],
-                       plot=_relative(plot_path, book.parent) if plot_path else None)
+                       plot=Path(os.path.relpath(plot_path.resolve(), book.parent.resolve())
+                                 ).as_posix() if plot_path else None)
         write_section(book, exp.number, exp.name, render_section(exp, table, by_run, info))
         say(f"[{exp.name} {size}] wrote {book}" + (f" and {plot_path}" if plot_path else "")
             + f" in {seconds:.0f} s")

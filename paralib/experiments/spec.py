@@ -178,15 +178,11 @@ def merge_runs(parts: list[RunSpec], name: str) -> RunSpec:
     tunes = [p.tune for p in parts if p.tune]
     if len(tunes) > 1:
         raise ValueError(f"grid run '{name}' gets two tune sections")
-    merged: dict[str, Any] = {}
-    properties: dict[str, dict[str, Any]] = {}
-    for p in parts:
-        merged.update(p.set)
-        properties.update(p.properties)
-    return RunSpec(set=merged, baseline=next(iter(baselines), None),
-                   report=next(iter(reports), None),
+    return RunSpec(set={k: v for p in parts for k, v in p.set.items()},
+                   baseline=next(iter(baselines), None), report=next(iter(reports), None),
                    select=any(p.select for p in parts), trained=all(p.trained for p in parts),
-                   tune=tunes[0] if tunes else None, properties=properties,
+                   tune=tunes[0] if tunes else None,
+                   properties={k: v for p in parts for k, v in p.properties.items()},
                    needs=[n for p in parts for n in p.needs])
 
 
@@ -309,14 +305,6 @@ def format_errors(exc: ValidationError, source: str) -> str:
     return "\n".join(lines)
 
 
-def experiment_path(name: str | Path) -> Path:
-    """The file of experiment ``name`` (or ``name`` itself when it is a path to a file)."""
-    p = Path(name)
-    if p.suffix in (".yaml", ".yml") or p.is_file():
-        return p
-    return EXPERIMENTS_DIR / f"{name}.yaml"
-
-
 def parse_experiment(tree: Any, source: str) -> Experiment:
     """Validate an experiment tree (from YAML); errors name ``source`` and the key."""
     if not isinstance(tree, dict):
@@ -331,8 +319,10 @@ def parse_experiment(tree: Any, source: str) -> Experiment:
 
 
 def load_experiment(name: str | Path) -> Experiment:
-    """Read and validate ``experiments/NAME.yaml`` (or a path)."""
-    path = experiment_path(name)
+    """Read and validate ``experiments/NAME.yaml`` (or a path to a file)."""
+    path = Path(name)
+    if path.suffix not in (".yaml", ".yml") and not path.is_file():
+        path = EXPERIMENTS_DIR / f"{name}.yaml"
     if not path.is_file():
         known = ", ".join(list_experiments()) or "none"
         raise ExperimentError(f"no experiment '{name}' ({path} not found; known: {known})")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from paralib.contracts import RunRecord
 from paralib.experiments.aggregate import aggregate
 from paralib.experiments.metrics import read_metric
 from paralib.experiments.records import AnyRecords, Records, as_records, record_of
@@ -111,12 +110,6 @@ def direction(comp: Comparison, a: Key, b: Key | None, cells: dict[Key, Cell]) -
     return DirectionCheck(a, b, comp.measure, paper, paper_sign, ours, agrees, comp.source, kind)
 
 
-def tuned_note(record: RunRecord) -> str:
-    """``tuned: length_range [0, 10]``: the candidate a tuned run chose on dev, if any."""
-    chosen = record.tuned.chosen if record.tuned else None
-    return f"tuned: {chosen}" if chosen else ""
-
-
 def _aggregated_cell(exp: Experiment, ref: CellRef, col: str, p: float | None, ptext: str,
                      records: Records) -> Cell:
     factor = exp.ours.factor(col) * ref.scale
@@ -146,14 +139,12 @@ def build_table(exp: Experiment, records: AnyRecords) -> TableData:
                 continue
             record = record_of(records, ref.run)
             ours = read_metric(record, ref.metric)
-            if ours is not None and not math.isfinite(ours):
-                ours = None
-            if ours is not None:
+            if ours is not None and math.isfinite(ours):
                 ours *= exp.ours.factor(col) * ref.scale
-                note = tuned_note(record)
-                otext = exp.ours.format.format(ours) + (f" ({note})" if note else "")
+                chosen = record.tuned.chosen if record.tuned else None  # on dev, 2017 §5.5
+                otext = exp.ours.format.format(ours) + (f" (tuned: {chosen})" if chosen else "")
             else:
-                otext = STATUS_TEXT.get(record.status, "n/a")
+                ours, otext = None, STATUS_TEXT.get(record.status, "n/a")
             table.cells[(row, col)] = Cell(p, ptext, ours, otext, ref.run)
     for comp in exp.compare:
         for a, b in comp.pairs(table.rows, table.columns):

@@ -10,10 +10,11 @@ import shutil
 import pytest
 from toys import TEST
 
+from paralib.contracts import RunRecord
 from paralib.experiments import cli, runner
 from paralib.experiments.book import section_names
 from paralib.experiments.plan import kept_runs, plan_runs
-from paralib.experiments.records import RecordStore, complete, selected
+from paralib.experiments.records import RecordStore, selected
 from paralib.experiments.spec import ExperimentError, load_experiment
 
 
@@ -27,8 +28,8 @@ def test_only_finished_records_are_kept(tmp_path):
     store.keep(run, ok)
     assert store.read(run).dump() == {"version": 1, **ok}
     assert (tmp_path / "kept/GRAN-PPDB.json").is_file()
-    assert complete(store.read(run), "t", "e")
-    assert not complete(store.read(run), "t", "other") and not complete(None, "t", "e")
+    assert store.read(run).complete("t", "e")
+    assert not store.read(run).complete("t", "other")
     (tmp_path / "kept/GRAN-PPDB.json").write_text("{ torn")
     assert store.read(run) is None                    # unreadable: made again
     assert RecordStore(None).read(run) is None
@@ -44,17 +45,18 @@ def test_only_finished_records_are_kept(tmp_path):
 
 def test_a_tuned_record_missing_a_candidate_for_another_reason_is_made_again():
     def tuned(*candidates):
-        return {"status": "ok", "train_key": "t", "eval_key": "e", "results": {"sts": {}},
-                "tuned": {"candidates": [{"status": "ok", "value": 66.1}, *candidates]}}
+        return RunRecord.load({"status": "ok", "train_key": "t", "eval_key": "e",
+                               "results": {"sts": {}}, "tuned": {"candidates": [
+                                   {"status": "ok", "value": 66.1}, *candidates]}})
 
     small = {"status": "error", "message": "SelectError: size 24000 asked but only 6834 pairs "
              "pass the filters", "value": None}           # a record made before the flag
-    assert complete(tuned(small), "t", "e")
-    assert complete(tuned({"status": "error", "message": "x", "too_few_pairs": True}), "t", "e")
+    assert tuned(small).complete("t", "e")
+    assert tuned({"status": "error", "message": "x", "too_few_pairs": True}).complete("t", "e")
     disk = {"status": "error", "message": "WorkerGroupError: Training failed due to worker "
             "errors: [Errno 28] No space left on device", "value": None}
-    assert not complete(tuned(small, disk), "t", "e")
-    assert not complete(tuned({**small, "too_few_pairs": False}), "t", "e")
+    assert not tuned(small, disk).complete("t", "e")
+    assert not tuned({**small, "too_few_pairs": False}).complete("t", "e")
 
 def test_a_run_kept_on_one_machine_is_reused_on_another_without_its_model(crafted,
                                                                           tmp_path):
