@@ -127,28 +127,20 @@ def _setup(plan: RunPlan) -> RunSetup:
                     trained=plan.trained, engine=plan.engine)
 
 
-def _properties(plan: RunPlan) -> dict[str, float]:
-    """The run's ``properties`` measured on its data (:mod:`paralib.experiments.overlap`)."""
-    from paralib.experiments.overlap import measure
-
-    assert plan.config is not None
-    return {name: measure(name, opts, plan.config) for name, opts in plan.properties.items()}
-
-
-def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool = False,
-            store: RecordStore | None = None, held: bool = False) -> RunRecord:
+def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool,
+            store: RecordStore, held: bool) -> RunRecord:
     """Make one run (or reuse it) and return its record (also written to ``run.json`` and,
     when finished, kept in ``store``). A finished record with the run's fingerprints, in the
     run's folder or in ``store``, is reused whole, with or without the model; a ``held`` run
     without one is left for a later invocation."""
     from paralib.evaluate import Evaluation
+    from paralib.experiments.overlap import measure
 
     base: dict[str, Any] = {"name": plan.name, "setup": _setup(plan), "seconds": {}}
     if plan.skipped:
         return RunRecord(**base, status="skipped", message=f"not run at size {size}")
     if plan.missing:
         return RunRecord(**base, status="missing", message="; ".join(plan.missing))
-    store = store or RecordStore(None)
     old = plan.rekey(read_record(plan.folder / RECORD))
     if not plan.report:
         for prev in (old, plan.rekey(store.read(plan.folder))):
@@ -175,9 +167,10 @@ def run_one(plan: RunPlan, exp: Experiment, size: str, settings, progress: bool 
         else:
             run(plan.config, plan.name, record=record, evaluation=evaluation,
                 baseline=plan.baseline, **making(plan, progress, previous=old))
-        if plan.properties:
+        if plan.properties:  # measured on the run's data (paralib.experiments.overlap)
             t0 = time.perf_counter()
-            record.properties = _properties(plan)
+            record.properties = {name: measure(name, opts, plan.config)  # type: ignore[arg-type]
+                                 for name, opts in plan.properties.items()}
             record.seconds["evaluate"] += time.perf_counter() - t0
     except Exception as exc:  # one failing run must not stop the experiment
         log.error("run %s failed:\n%s", plan.name, traceback.format_exc())

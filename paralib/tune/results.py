@@ -76,12 +76,9 @@ def collect_trials(grid: Any, space: Space, base: Config) -> list[TrialRecord]:
         history = _history(result)
         root = _root(result)
         done = _read_json(fs.join(root, DONE_FILE), base)
-        if result.error is not None:
-            status = "error"
-        elif done is None:
-            status = "stopped"  # Tune ended it (ASHA) before train() returned
-        else:
-            status = "completed"
+        # stopped: Tune ended it (ASHA) before train() returned
+        status = "error" if result.error is not None else "stopped" if done is None else \
+            "completed"
         records.append(TrialRecord(
             trial_id=trial_id, params=params, status=status,
             error=_error_text(result.error) if result.error is not None else None,
