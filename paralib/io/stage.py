@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.fs as pafs
 from tqdm import tqdm
 
 from paralib.contracts import StageManifest
@@ -133,8 +134,6 @@ def check_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
     paralib did not make, and :class:`StageError` says so before any work: paralib never
     writes into it or deletes it.
     """
-    import pyarrow.fs as pafs
-
     kind = pfs.file_type(out, s3)
     if kind == pafs.FileType.NotFound:
         return []
@@ -164,8 +163,6 @@ def delete_entries(out: str, names: list[str] | tuple[str, ...],
     folder entry file by file, only the files a stage writes (:func:`_made_by_paralib`),
     then the folders left empty. A user's file inside ``data/`` stays, with its folders.
     Returns the paths of the files deleted."""
-    import pyarrow.fs as pafs
-
     fs, inner = pfs.resolve(out, s3)
     gone: list[str] = []
     for name in names:
@@ -240,8 +237,6 @@ def drop_stale(out: str, keys: set[str], s3: S3Options | None) -> list[str]:
     Parquet parts. Anything else (a user's file, even inside ``data/``) is kept, and a
     folder that is not a stage output is refused (:func:`check_output`). Returns the keys
     whose shards were deleted."""
-    import pyarrow.fs as pafs
-
     fs, inner = pfs.resolve(out, s3)
     stale = {k for k in marker_keys(out, s3) if k not in keys}
     folders: dict[str, list] = {}
