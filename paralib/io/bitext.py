@@ -83,23 +83,21 @@ def plan_shards(inputs: list[InputConfig], shard_rows: int,
                         f"{files[0]} has {n} lines, {files[1]} has {n2}")
                 both = offsets and offsets2  # a gzip side has none: both sides then skip
                 offsets = list(zip(offsets, offsets2, strict=True)) if both else []
+            else:
+                offsets = [(o,) for o in offsets]
             content = "+".join(content_print(f, s3) for f in files)
             if inp.fraction is not None:
                 n = math.ceil(n * inp.fraction)
             if inp.limit is not None:
                 n = min(n, inp.limit)
             for k, start in enumerate(range(0, n, shard_rows)):
-                off: tuple = ()
-                if offsets:
-                    o = offsets[k]
-                    off = tuple(o) if isinstance(o, tuple) else (o,)
                 shards.append(ShardSpec(
                     corpus=inp.corpus, src_lang=inp.src_lang, format=inp.format,
                     files=tuple(files), shard=shard_no, start=start,
-                    stop=min(start + shard_rows, n), offsets=off, src_field=inp.src_field,
-                    en_field=inp.en_field, html_unescape=inp.html_unescape, set=inp.set,
-                    content=content, line_group=inp.line_group,
-                    strip_arabic_marks=inp.strip_arabic_marks))
+                    stop=min(start + shard_rows, n), offsets=offsets[k] if offsets else (),
+                    src_field=inp.src_field, en_field=inp.en_field,
+                    html_unescape=inp.html_unescape, set=inp.set, content=content,
+                    line_group=inp.line_group, strip_arabic_marks=inp.strip_arabic_marks))
                 shard_no += 1
     return shards
 

@@ -66,14 +66,11 @@ class S3Options:
         from botocore.config import Config as BotoConfig
 
         return boto3.client(
-            "s3",
-            endpoint_url=self.endpoint_url,
-            region_name=self.region,
+            "s3", endpoint_url=self.endpoint_url, region_name=self.region,
             aws_access_key_id=self.access_key or os.environ.get("AWS_ACCESS_KEY_ID"),
             aws_secret_access_key=self.secret_key or os.environ.get("AWS_SECRET_ACCESS_KEY"),
             config=BotoConfig(retries={"mode": "standard", "max_attempts": self.max_attempts},
-                              connect_timeout=5, read_timeout=60),
-        )
+                              connect_timeout=5, read_timeout=60))
 
 
 WILDCARDS = re.compile(r"[*?\[]")  # a glob pattern holds one of these
@@ -207,13 +204,10 @@ def expand_glob(pattern: str, s3: S3Options | None = None) -> list[str]:
     expansion gave survives a second one. Raises :class:`FileNotFoundError` naming the
     pattern when nothing matches.
     """
-    wild = WILDCARDS.search(pattern) is not None
-    if wild and exists(pattern, s3):
+    if exists(pattern, s3):
         return [pattern]
-    if not wild:
-        if not exists(pattern, s3):
-            raise FileNotFoundError(f"input file not found: {pattern}")
-        return [pattern]
+    if WILDCARDS.search(pattern) is None:
+        raise FileNotFoundError(f"input file not found: {pattern}")
     if not is_s3(pattern):
         found = sorted(p for p in _glob.glob(pattern) if os.path.isfile(p))
     else:

@@ -52,10 +52,7 @@ def iter_lines(path: str, s3: S3Options | None = None, offset: int = 0) -> Itera
     """Yield the lines of ``path`` (without ``\\n`` / ``\\r\\n``) from byte ``offset``."""
     with _named_gzip_errors(path), _open(path, s3, offset) as f:
         rest = b""
-        while True:
-            chunk = f.read(CHUNK)
-            if not chunk:
-                break
+        while chunk := f.read(CHUNK):
             parts = (rest + chunk).split(b"\n")
             rest = parts.pop()
             for line in parts:
@@ -76,10 +73,7 @@ def count_lines(path: str, s3: S3Options | None = None, every: int = 0) -> tuple
     pos = 0  # absolute position of the next unread byte
     line_start = 0
     with _named_gzip_errors(path), _open(path, s3) as f:
-        while True:
-            chunk = f.read(CHUNK)
-            if not chunk:
-                break
+        while chunk := f.read(CHUNK):
             if want:
                 start = 0
                 while (nl := chunk.find(b"\n", start)) >= 0:

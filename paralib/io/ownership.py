@@ -116,8 +116,7 @@ def check_overlap(out: str, inputs: dict[str, str], key: str = "output") -> None
             continue
         i = _fixed(inp)
         is_glob = WILDCARDS.search(inp) is not None and i != _norm(inp)
-        if i == o or (not is_glob and (_inside(i, o) or _inside(o, i))) or (
-                is_glob and _inside(i, o)):
+        if i == o or _inside(i, o) or (not is_glob and _inside(o, i)):
             raise OutputOwnedError(
                 f"{key} {out} is also an input ({name} {inp}): a stage never writes into "
                 "its own input; choose another output folder")

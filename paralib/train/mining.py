@@ -67,12 +67,6 @@ def _mask_groups(sims: torch.Tensor, rows: torch.Tensor | None, cols: torch.Tens
         sims[i, j] = float("-inf")
 
 
-def _fallback(best: torch.Tensor, sims_max: torch.Tensor, plain: torch.Tensor) -> torch.Tensor:
-    """Rows whose every pool entry was masked (−∞) take ``plain`` (own pair excluded only)."""
-    lost = torch.isneginf(sims_max)
-    return torch.where(lost, plain, best) if bool(lost.any()) else best
-
-
 def hardest(queries: torch.Tensor, pool: torch.Tensor, exclude: torch.Tensor,
             query_groups: torch.Tensor | None = None,
             pool_groups: torch.Tensor | None = None) -> torch.Tensor:
@@ -86,7 +80,8 @@ def hardest(queries: torch.Tensor, pool: torch.Tensor, exclude: torch.Tensor,
     plain = sims.argmax(1)
     _mask_groups(sims, query_groups, pool_groups)
     v, i = sims.max(1)
-    return _fallback(i, v, plain)
+    lost = torch.isneginf(v)  # every pool entry masked: own pair excluded only
+    return torch.where(lost, plain, i) if bool(lost.any()) else i
 
 
 def _update(best_v: torch.Tensor, best_i: torch.Tensor, v: torch.Tensor, i: torch.Tensor,
@@ -232,21 +227,6 @@ def semihard_in_pool(x: torch.Tensor, half: int, block: int = 1024,
     return pick
 
 
-def random_pick_grouped(exclude: torch.Tensor, pool_size: int, query_groups: torch.Tensor,
-                        pool_groups: torch.Tensor, generator: torch.Generator | None = None,
-                        tries: int = 20) -> torch.Tensor:
-    """:func:`random_pick`, redrawn (up to ``tries`` times) where the pick is in the query's
-    group; rows still in their group after that keep the plain pick's rule (own pair only)."""
-    pick = random_pick(exclude, pool_size, generator)
-    for _ in range(tries):
-        bad = pool_groups[pick] == query_groups
-        if not bool(bad.any()):
-            break
-        again = random_pick(exclude[bad], pool_size, generator)
-        pick[bad] = again
-    return pick
-
-
 def random_pick(exclude: torch.Tensor, pool_size: int, generator: torch.Generator | None = None
                 ) -> torch.Tensor:
     """A uniformly random pool index per row that is none of ``exclude[i]`` (distinct ids).
@@ -339,10 +319,19 @@ def _bilingual_whole(e1: torch.Tensor, e2: torch.Tensor, g: torch.Tensor | None,
 
 
 def _random(exclude: torch.Tensor, pool_size: int, query_groups: torch.Tensor | None,
-            pool_groups: torch.Tensor | None,
-            generator: torch.Generator | None) -> torch.Tensor:
-    """A random negative per row, out of the row's group when groups are given."""
+            pool_groups: torch.Tensor | None, generator: torch.Generator | None,
+            tries: int = 20) -> torch.Tensor:
+    """A random negative per row (:func:`random_pick`); with groups, redrawn (up to ``tries``
+    times) where the pick is in the query's group, and rows still in their group after that
+    keep the plain pick's rule (own pair only)."""
+    exclude = exclude.cpu()
+    pick = random_pick(exclude, pool_size, generator)
     if query_groups is None or pool_groups is None:
-        return random_pick(exclude.cpu(), pool_size, generator)
-    return random_pick_grouped(exclude.cpu(), pool_size, query_groups.cpu(),
-                               pool_groups.cpu(), generator)
+        return pick
+    query_groups, pool_groups = query_groups.cpu(), pool_groups.cpu()
+    for _ in range(tries):
+        bad = pool_groups[pick] == query_groups
+        if not bool(bad.any()):
+            break
+        pick[bad] = random_pick(exclude[bad], pool_size, generator)
+    return pick
