@@ -8,6 +8,7 @@ readers see the same bytes. S3 settings come from :class:`paralib.config.S3Confi
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import glob as _glob
 import hashlib
 import os
@@ -121,15 +122,11 @@ def s3_errors(path: str, doing: str, s3: S3Options | None = None) -> Iterator[No
     """Turn an S3 failure inside the block (after the retries of :class:`S3Options`) into
     one :class:`S3UnavailableError` naming ``path``, the endpoint and what failed
     (``doing``: "encoding into"); nothing changes for a local ``path`` or another error."""
-    if not is_s3(path):
-        yield
-        return
     try:
         yield
-    except S3UnavailableError:
-        raise
     except Exception as exc:
-        cause = _s3_cause(exc)
+        local = not is_s3(path) or isinstance(exc, S3UnavailableError)
+        cause = None if local else _s3_cause(exc)
         if cause is None:
             raise
         s3 = s3 or S3Options()
@@ -211,8 +208,6 @@ def expand_glob(pattern: str, s3: S3Options | None = None) -> list[str]:
     if not is_s3(pattern):
         found = sorted(p for p in _glob.glob(pattern) if os.path.isfile(p))
     else:
-        import fnmatch
-
         fs, inner = resolve(pattern, s3)
         base = inner.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0].rsplit("/", 1)[0]
         infos = fs.get_file_info(pafs.FileSelector(base, recursive=True, allow_not_found=True))

@@ -8,6 +8,7 @@ reached by reading past the lines before it.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -111,6 +112,4 @@ def escape_bytes(raw: bytes, limit: int = RAW_LIMIT) -> str:
 
 def unescape_bytes(text: str) -> bytes:
     """The bytes of :func:`escape_bytes`'s text (without its ``[+N bytes]`` note)."""
-    import codecs
-
     return codecs.escape_decode(text.encode("utf-8"))[0]
