@@ -211,11 +211,8 @@ def expand_glob(pattern: str, s3: S3Options | None = None) -> list[str]:
         fs, inner = resolve(pattern, s3)
         base = inner.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0].rsplit("/", 1)[0]
         infos = fs.get_file_info(pafs.FileSelector(base, recursive=True, allow_not_found=True))
-        found = sorted(
-            "s3://" + i.path
-            for i in infos
-            if i.type == pafs.FileType.File and fnmatch.fnmatch(i.path, inner)
-        )
+        found = sorted("s3://" + i.path for i in infos
+                       if i.type == pafs.FileType.File and fnmatch.fnmatch(i.path, inner))
     if not found:
         raise FileNotFoundError(f"no input file matches: {pattern}")
     return found

@@ -83,8 +83,7 @@ class StageReport:
             f"rows_rejected={self.rows_rejected}; {self.hypotheses} {self.unit}; "
             f"{self.shards} shards ({self.shards_skipped} already done) in {self.seconds:.1f}s",
             f"output: {self.output}/data   rejects: {self.output}/rejects",
-        ]
-        lines += [f"  rejected {n}: {reason}" for reason, n in sorted(self.reasons.items())]
+            *(f"  rejected {n}: {reason}" for reason, n in sorted(self.reasons.items()))]
         return "\n".join(lines)
 
 

@@ -262,36 +262,29 @@ def negatives(e1: torch.Tensor, e2: torch.Tensor, mode: str, bilingual: bool,
     whole = offset == 0 and n == size
     g = None if groups is None else groups.to(own.device)
     qg = None if g is None else g[offset:offset + n]
+    hard = mode in ("max", "semihard")
     if bilingual:
-        exclude = own[:, None]
-        if mode in ("max", "semihard") and whole:
+        if hard and whole:
             return _bilingual_whole(e1, e2, g, mode == "semihard")
-        if mode == "max":
-            return hardest(e1, pool2, exclude, qg, g), hardest(e2, pool1, exclude, qg, g)
-        if mode == "semihard":
-            t = partner_cosines(e1, e2)
-            return (semihardest(e1, pool2, exclude, t, qg, g),
-                    semihardest(e2, pool1, exclude, t, qg, g))
-        return (_random(exclude, size, qg, g, generator).to(e1.device),
-                _random(exclude, size, qg, g, generator).to(e1.device))
-    exclude = torch.stack([own, own + size], 1)
-    both_g = None if g is None else torch.cat([g, g])
-    if mode == "max" and whole:
-        best = hardest_in_pool(torch.cat([e1, e2]), size, groups=both_g)
-        return best[:n], best[n:]
-    if mode == "semihard" and whole:
-        best = semihard_in_pool(torch.cat([e1, e2]), size, groups=both_g)
-        return best[:n], best[n:]
+        exclude, pool_g, pool_size = own[:, None], g, size
+        pools = (pool2, pool1)
+    else:
+        exclude, pool_size = torch.stack([own, own + size], 1), 2 * size
+        pool_g = None if g is None else torch.cat([g, g])
+        if hard and whole:
+            in_pool = hardest_in_pool if mode == "max" else semihard_in_pool
+            best = in_pool(torch.cat([e1, e2]), size, groups=pool_g)
+            return best[:n], best[n:]
+        pools = (torch.cat([pool1, pool2]),) * 2 if hard else ()
     if mode == "max":
-        both = torch.cat([pool1, pool2])
-        return (hardest(e1, both, exclude, qg, both_g),
-                hardest(e2, both, exclude, qg, both_g))
+        return (hardest(e1, pools[0], exclude, qg, pool_g),
+                hardest(e2, pools[1], exclude, qg, pool_g))
     if mode == "semihard":
-        both, t = torch.cat([pool1, pool2]), partner_cosines(e1, e2)
-        return (semihardest(e1, both, exclude, t, qg, both_g),
-                semihardest(e2, both, exclude, t, qg, both_g))
-    return (_random(exclude, 2 * size, qg, both_g, generator).to(e1.device),
-            _random(exclude, 2 * size, qg, both_g, generator).to(e1.device))
+        t = partner_cosines(e1, e2)
+        return (semihardest(e1, pools[0], exclude, t, qg, pool_g),
+                semihardest(e2, pools[1], exclude, t, qg, pool_g))
+    return (_random(exclude, pool_size, qg, pool_g, generator).to(e1.device),
+            _random(exclude, pool_size, qg, pool_g, generator).to(e1.device))
 
 
 def _bilingual_whole(e1: torch.Tensor, e2: torch.Tensor, g: torch.Tensor | None,

@@ -171,8 +171,7 @@ def _summary(tcfg: TrainConfig, prepared: Prepared, outcome: Outcome, engine: st
         model=str(Path(tcfg.output)), pairs=len(prepared.data),
         rejected=len(prepared.rejects), best_epoch=outcome.best_epoch, dev=tcfg.dev,
         **summary_fields(tcfg.dev, outcome.dev_pearson), workers=outcome.workers,
-        gpu=outcome.gpu,
-        bilingual=bilingual, languages=languages, history=outcome.history,
+        gpu=outcome.gpu, bilingual=bilingual, languages=languages, history=outcome.history,
         resumed_from_epoch=outcome.resumed_from, run=outcome.run,
         decontaminated=(decontamination_counts(prepared.rejects) if tcfg.decontaminate
                         else "off (train.decontaminate: false)"),
@@ -282,8 +281,7 @@ def _run_config(tcfg: TrainConfig, storage: str, storage_filesystem, callbacks: 
 
     return ray.train.RunConfig(
         name=tcfg.name, storage_path=storage, storage_filesystem=storage_filesystem,
-        callbacks=callbacks,
-        checkpoint_config=ray.train.CheckpointConfig(
+        callbacks=callbacks, checkpoint_config=ray.train.CheckpointConfig(
             num_to_keep=tcfg.keep_checkpoints,
             checkpoint_score_attribute="dev_score" if tcfg.dev != "none" else None,
             checkpoint_score_order="max"))
