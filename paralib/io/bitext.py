@@ -83,23 +83,21 @@ def plan_shards(inputs: list[InputConfig], shard_rows: int,
                         f"{files[0]} has {n} lines, {files[1]} has {n2}")
                 both = offsets and offsets2  # a gzip side has none: both sides then skip
                 offsets = list(zip(offsets, offsets2, strict=True)) if both else []
+            else:
+                offsets = [(o,) for o in offsets]
             content = "+".join(content_print(f, s3) for f in files)
             if inp.fraction is not None:
                 n = math.ceil(n * inp.fraction)
             if inp.limit is not None:
                 n = min(n, inp.limit)
             for k, start in enumerate(range(0, n, shard_rows)):
-                off: tuple = ()
-                if offsets:
-                    o = offsets[k]
-                    off = tuple(o) if isinstance(o, tuple) else (o,)
                 shards.append(ShardSpec(
                     corpus=inp.corpus, src_lang=inp.src_lang, format=inp.format,
                     files=tuple(files), shard=shard_no, start=start,
-                    stop=min(start + shard_rows, n), offsets=off, src_field=inp.src_field,
-                    en_field=inp.en_field, html_unescape=inp.html_unescape, set=inp.set,
-                    content=content, line_group=inp.line_group,
-                    strip_arabic_marks=inp.strip_arabic_marks))
+                    stop=min(start + shard_rows, n), offsets=offsets[k] if offsets else (),
+                    src_field=inp.src_field, en_field=inp.en_field,
+                    html_unescape=inp.html_unescape, set=inp.set, content=content,
+                    line_group=inp.line_group, strip_arabic_marks=inp.strip_arabic_marks))
                 shard_no += 1
     return shards
 
@@ -152,9 +150,6 @@ def read_shard(spec: ShardSpec, max_chars: int, s3: S3Options | None = None,
         text = text.strip()
         return html.unescape(text) if spec.html_unescape else text
 
-    def strip_src(text: str) -> str:
-        return strip_arabic_marks(text) if spec.strip_arabic_marks else text
-
     for lineno, payload in raw_pairs(spec, s3):
         if isinstance(payload, Reject):
             rejects.append({**base(lineno), "reason": payload.reason,
@@ -168,7 +163,9 @@ def read_shard(spec: ShardSpec, max_chars: int, s3: S3Options | None = None,
         else:
             pairs = [("", payload[0], payload[1])]
         for sub, s, e in pairs:
-            s, e = strip_src(clean(s)), clean(e)
+            s, e = clean(s), clean(e)
+            if spec.strip_arabic_marks:
+                s = strip_arabic_marks(s)
             e_form = normal_form(e)
             reason, detail = _check(s, e, max_chars) or ("", "")
             if not reason and spec.format != "lines":  # a lines file is English on both sides
@@ -178,9 +175,8 @@ def read_shard(spec: ShardSpec, max_chars: int, s3: S3Options | None = None,
                     en_form=e_form)
             tag = f":{sub}" if sub else ""
             if reason:
-                raw = f"{s[:200]}\t{e[:200]}"
                 rejects.append({**base(lineno, tag), "reason": reason, "detail": detail,
-                                "raw": raw})
+                                "raw": f"{s[:200]}\t{e[:200]}"})
             else:
                 rows.append({**base(lineno, tag), "src": s, "ref": e})
                 group_keys.append(payload[2] if len(payload) == 3 else
@@ -193,13 +189,9 @@ def read_shard(spec: ShardSpec, max_chars: int, s3: S3Options | None = None,
 def read_all(inputs: list[InputConfig], max_chars: int, s3: S3Options | None = None,
              checks: BitextChecks | None = None) -> tuple[list[dict], list[dict]]:
     """Read every input whole (for small corpora, e.g. MT training); returns rows and rejects."""
-    rows: list[dict] = []
-    rejects: list[dict] = []
-    for spec in plan_shards(inputs, shard_rows=1 << 30, s3=s3):
-        r, j = read_shard(spec, max_chars, s3, checks)
-        rows += r
-        rejects += j
-    return rows, rejects
+    read = [read_shard(spec, max_chars, s3, checks)
+            for spec in plan_shards(inputs, shard_rows=1 << 30, s3=s3)]
+    return [r for rows, _ in read for r in rows], [j for _, rejects in read for j in rejects]
 
 
 def read_shards(batch: pd.DataFrame, max_chars: int, s3: S3Options | None,

@@ -123,15 +123,10 @@ def refuse_utf16(path: str, first_line: bytes) -> None:
 
 def _lines(spec: ShardSpec, path: str, offset_idx: int, s3: S3Options | None) -> Iterator[bytes]:
     """Lines ``[start, stop)`` of one file of the shard, seeking when an offset is known."""
-    if spec.offsets:
-        it = iter_lines(path, s3, offset=spec.offsets[offset_idx])
-        skip = 0
-    else:
-        it = iter_lines(path, s3)
-        skip = spec.start
-    at_start = not spec.offsets or spec.offsets[offset_idx] == 0
-    for j, line in enumerate(it):
-        if j == 0 and at_start:
+    offset = spec.offsets[offset_idx] if spec.offsets else 0
+    skip = 0 if spec.offsets else spec.start
+    for j, line in enumerate(iter_lines(path, s3, offset=offset)):
+        if j == 0 and offset == 0:
             refuse_utf16(path, line)
         if j < skip:
             continue

@@ -8,6 +8,7 @@ readers see the same bytes. S3 settings come from :class:`paralib.config.S3Confi
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import glob as _glob
 import hashlib
 import os
@@ -66,14 +67,11 @@ class S3Options:
         from botocore.config import Config as BotoConfig
 
         return boto3.client(
-            "s3",
-            endpoint_url=self.endpoint_url,
-            region_name=self.region,
+            "s3", endpoint_url=self.endpoint_url, region_name=self.region,
             aws_access_key_id=self.access_key or os.environ.get("AWS_ACCESS_KEY_ID"),
             aws_secret_access_key=self.secret_key or os.environ.get("AWS_SECRET_ACCESS_KEY"),
             config=BotoConfig(retries={"mode": "standard", "max_attempts": self.max_attempts},
-                              connect_timeout=5, read_timeout=60),
-        )
+                              connect_timeout=5, read_timeout=60))
 
 
 WILDCARDS = re.compile(r"[*?\[]")  # a glob pattern holds one of these
@@ -124,15 +122,11 @@ def s3_errors(path: str, doing: str, s3: S3Options | None = None) -> Iterator[No
     """Turn an S3 failure inside the block (after the retries of :class:`S3Options`) into
     one :class:`S3UnavailableError` naming ``path``, the endpoint and what failed
     (``doing``: "encoding into"); nothing changes for a local ``path`` or another error."""
-    if not is_s3(path):
-        yield
-        return
     try:
         yield
-    except S3UnavailableError:
-        raise
     except Exception as exc:
-        cause = _s3_cause(exc)
+        local = not is_s3(path) or isinstance(exc, S3UnavailableError)
+        cause = None if local else _s3_cause(exc)
         if cause is None:
             raise
         s3 = s3 or S3Options()
@@ -207,26 +201,18 @@ def expand_glob(pattern: str, s3: S3Options | None = None) -> list[str]:
     expansion gave survives a second one. Raises :class:`FileNotFoundError` naming the
     pattern when nothing matches.
     """
-    wild = WILDCARDS.search(pattern) is not None
-    if wild and exists(pattern, s3):
+    if exists(pattern, s3):
         return [pattern]
-    if not wild:
-        if not exists(pattern, s3):
-            raise FileNotFoundError(f"input file not found: {pattern}")
-        return [pattern]
+    if WILDCARDS.search(pattern) is None:
+        raise FileNotFoundError(f"input file not found: {pattern}")
     if not is_s3(pattern):
         found = sorted(p for p in _glob.glob(pattern) if os.path.isfile(p))
     else:
-        import fnmatch
-
         fs, inner = resolve(pattern, s3)
         base = inner.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0].rsplit("/", 1)[0]
         infos = fs.get_file_info(pafs.FileSelector(base, recursive=True, allow_not_found=True))
-        found = sorted(
-            "s3://" + i.path
-            for i in infos
-            if i.type == pafs.FileType.File and fnmatch.fnmatch(i.path, inner)
-        )
+        found = sorted("s3://" + i.path for i in infos
+                       if i.type == pafs.FileType.File and fnmatch.fnmatch(i.path, inner))
     if not found:
         raise FileNotFoundError(f"no input file matches: {pattern}")
     return found

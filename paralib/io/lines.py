@@ -8,6 +8,7 @@ reached by reading past the lines before it.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -52,10 +53,7 @@ def iter_lines(path: str, s3: S3Options | None = None, offset: int = 0) -> Itera
     """Yield the lines of ``path`` (without ``\\n`` / ``\\r\\n``) from byte ``offset``."""
     with _named_gzip_errors(path), _open(path, s3, offset) as f:
         rest = b""
-        while True:
-            chunk = f.read(CHUNK)
-            if not chunk:
-                break
+        while chunk := f.read(CHUNK):
             parts = (rest + chunk).split(b"\n")
             rest = parts.pop()
             for line in parts:
@@ -76,10 +74,7 @@ def count_lines(path: str, s3: S3Options | None = None, every: int = 0) -> tuple
     pos = 0  # absolute position of the next unread byte
     line_start = 0
     with _named_gzip_errors(path), _open(path, s3) as f:
-        while True:
-            chunk = f.read(CHUNK)
-            if not chunk:
-                break
+        while chunk := f.read(CHUNK):
             if want:
                 start = 0
                 while (nl := chunk.find(b"\n", start)) >= 0:
@@ -117,6 +112,4 @@ def escape_bytes(raw: bytes, limit: int = RAW_LIMIT) -> str:
 
 def unescape_bytes(text: str) -> bytes:
     """The bytes of :func:`escape_bytes`'s text (without its ``[+N bytes]`` note)."""
-    import codecs
-
     return codecs.escape_decode(text.encode("utf-8"))[0]

@@ -34,6 +34,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import pyarrow.fs as pafs
+
 from paralib.io import fs as pfs
 from paralib.io.config import input_name
 from paralib.io.fs import WILDCARDS, S3Options
@@ -114,8 +116,7 @@ def check_overlap(out: str, inputs: dict[str, str], key: str = "output") -> None
             continue
         i = _fixed(inp)
         is_glob = WILDCARDS.search(inp) is not None and i != _norm(inp)
-        if i == o or (not is_glob and (_inside(i, o) or _inside(o, i))) or (
-                is_glob and _inside(i, o)):
+        if i == o or _inside(i, o) or (not is_glob and _inside(o, i)):
             raise OutputOwnedError(
                 f"{key} {out} is also an input ({name} {inp}): a stage never writes into "
                 "its own input; choose another output folder")
@@ -149,8 +150,6 @@ def check_parents(out: str, key: str = "output", file: bool = False) -> None:
 def read_owner(out: str, s3: S3Options | None = None) -> Owner | None:
     """Who made ``out``: its marker, or for a folder of an earlier layout the stage its
     files name (``legacy``; inputs unknown); ``None`` when nothing says."""
-    import pyarrow.fs as pafs
-
     if pfs.file_type(out, s3) != pafs.FileType.Directory:
         return None
     path = pfs.join(out, OWNER)
@@ -283,8 +282,6 @@ def claim(out: str, stage: str, inputs: dict[str, str], options: dict | None = N
     Raises :class:`OutputOwnedError`, :class:`OtherInputsError` or
     :class:`OutputBusyError`; the folder is untouched then.
     """
-    import pyarrow.fs as pafs
-
     check_parents(out, key)
     marks = (OWNER, *marks)
     check_output(out, s3, (*extra, OWNER, LOCK), marks)  # a user's folder: refused

@@ -190,7 +190,8 @@ def _run_shards(stage: ShardedStage, plan: Plan, keys: list[str], report: StageR
     ctx = stage.ctx
     items = [plan.items[k] for k in keys]
     if ctx.ray.in_process:
-        work = stage.work(local_resources(), keys)
+        # this process's CPUs, no GPU (a GPU actor still uses CUDA where its device says so)
+        work = stage.work({"CPU": float(os.cpu_count() or 1)}, keys)
         batches = in_process(work, items, write_kwargs(stage) if work.write else None)
     else:
         batches = _on_ray(stage, stage.work(ctx.init_ray(), keys), items)
@@ -218,12 +219,6 @@ def _on_ray(stage: ShardedStage, work: Work, items: list[dict]) -> Iterator[pd.D
         ds = ds.map_batches(write_parts, batch_size=None, batch_format="pandas",
                             num_cpus=0.25, fn_kwargs=write_kwargs(stage))
     return ds.iter_batches(batch_size=None, batch_format="pandas")
-
-
-def local_resources() -> dict[str, float]:
-    """What this process offers the actors when no Ray runs: its CPUs, no GPU (a GPU actor
-    still uses CUDA where its ``device`` says so)."""
-    return {"CPU": float(os.cpu_count() or 1)}
 
 
 def in_process(work: Work, items: list[dict], write: dict | None) -> Iterator[pd.DataFrame]:
@@ -254,6 +249,5 @@ def bitext_plan(shards: list[ShardSpec], prints: dict[str, Any]) -> Plan:
 
 def write_kwargs(stage: ShardedStage) -> dict[str, Any]:
     """The arguments of :func:`write_parts` for ``stage``'s parts."""
-    if stage.schema is not None:
-        return {"out": stage.output, "s3": stage.ctx.storage, "schema": stage.schema}
-    return {"out": stage.output, "s3": stage.ctx.storage, "columns": stage.columns}
+    types = {"schema": stage.schema} if stage.schema is not None else {"columns": stage.columns}
+    return {"out": stage.output, "s3": stage.ctx.storage, **types}

@@ -20,6 +20,7 @@ import io
 import json
 
 import pyarrow as pa
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from paralib.contracts import StageManifest
@@ -44,8 +45,6 @@ def summary_path(out: str) -> str:
 
 def marker_keys(out: str, s3: S3Options | None = None) -> list[str]:
     """Sorted keys of the complete shards of ``out`` (none when it has no markers)."""
-    import pyarrow.fs as pafs
-
     fs, inner = pfs.resolve(out, s3)
     sel = pafs.FileSelector(pfs.join(inner, MARKERS), allow_not_found=True)
     return sorted(i.base_name[: -len(".json")] for i in fs.get_file_info(sel)
@@ -54,8 +53,6 @@ def marker_keys(out: str, s3: S3Options | None = None) -> list[str]:
 
 def stopped_part_way(out: str, s3: S3Options | None = None) -> bool:
     """True when ``out`` has a markers folder but no summary: its stage did not finish."""
-    import pyarrow.fs as pafs
-
     has_markers = pfs.file_type(pfs.join(out, MARKERS), s3) != pafs.FileType.NotFound
     return has_markers and not pfs.exists(summary_path(out), s3)
 
@@ -101,8 +98,6 @@ def write_part(out: str, sub: str, key: str, table: pa.Table, s3: S3Options | No
 def parquet_files(fs, inner: str) -> list[str]:
     """Sorted paths of the Parquet files under ``inner`` of the pyarrow filesystem ``fs``
     (recursive; none when the folder is missing)."""
-    import pyarrow.fs as pafs
-
     infos = fs.get_file_info(pafs.FileSelector(inner, recursive=True, allow_not_found=True))
     return sorted(i.path for i in infos if i.path.endswith(".parquet"))
 
@@ -134,8 +129,6 @@ def complete_shards(out: str, s3: S3Options | None = None,
     the stage that has to finish (from its markers) and how many shards are complete; only
     shards with a marker are ever read, so a partial shard left by a killed run is not.
     """
-    import pyarrow.fs as pafs
-
     fs, inner = pfs.resolve(out, s3)
     if fs.get_file_info(inner).type == pafs.FileType.NotFound:
         raise NoOutputError(f"no stage output at {out}: run the stage that writes it first")

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.fs as pafs
 from tqdm import tqdm
 
 from paralib.contracts import StageManifest
@@ -38,12 +39,11 @@ from paralib.io.shards import (
 # A reject: ``reason`` is its kind, a stable text that ``_summary.json`` counts
 # ("source longer than 300 characters"); what is particular to the row (a byte offset, a
 # length, a parser's message) is in ``detail``, and its bytes or texts are in ``raw``.
-REJECT_COLUMNS = ["id", "corpus", "src_lang", "line", "reason", "detail", "raw"]
 REJECT_SCHEMA = pa.schema(
     [("id", pa.string()), ("corpus", pa.string()), ("src_lang", pa.string()),
      ("line", pa.int64()), ("reason", pa.string()), ("detail", pa.string()),
-     ("raw", pa.string())]
-)
+     ("raw", pa.string())])
+REJECT_COLUMNS = REJECT_SCHEMA.names
 COVERAGE_COLUMNS = ["shard_key", "covered", "total", "rows_out", "rows_rejected", "hypotheses",
                     "reasons"]
 
@@ -67,10 +67,8 @@ class StageReport:
     def add(self, counts: StageManifest | dict) -> None:
         """Add one shard's marker counts."""
         counts = StageManifest.load(counts)
-        self.rows_in += counts.rows_in
-        self.rows_out += counts.rows_out
-        self.rows_rejected += counts.rows_rejected
-        self.hypotheses += counts.hypotheses
+        for name in ("rows_in", "rows_out", "rows_rejected", "hypotheses"):
+            setattr(self, name, getattr(self, name) + getattr(counts, name))
         for reason, n in counts.reasons.items():
             self.reasons[reason] = self.reasons.get(reason, 0) + n
 
@@ -85,8 +83,7 @@ class StageReport:
             f"rows_rejected={self.rows_rejected}; {self.hypotheses} {self.unit}; "
             f"{self.shards} shards ({self.shards_skipped} already done) in {self.seconds:.1f}s",
             f"output: {self.output}/data   rejects: {self.output}/rejects",
-        ]
-        lines += [f"  rejected {n}: {reason}" for reason, n in sorted(self.reasons.items())]
+            *(f"  rejected {n}: {reason}" for reason, n in sorted(self.reasons.items()))]
         return "\n".join(lines)
 
 
@@ -133,8 +130,6 @@ def check_output(out: str, s3: S3Options | None, extra: tuple[str, ...] = (),
     paralib did not make, and :class:`StageError` says so before any work: paralib never
     writes into it or deletes it.
     """
-    import pyarrow.fs as pafs
-
     kind = pfs.file_type(out, s3)
     if kind == pafs.FileType.NotFound:
         return []
@@ -164,8 +159,6 @@ def delete_entries(out: str, names: list[str] | tuple[str, ...],
     folder entry file by file, only the files a stage writes (:func:`_made_by_paralib`),
     then the folders left empty. A user's file inside ``data/`` stays, with its folders.
     Returns the paths of the files deleted."""
-    import pyarrow.fs as pafs
-
     fs, inner = pfs.resolve(out, s3)
     gone: list[str] = []
     for name in names:
@@ -240,8 +233,6 @@ def drop_stale(out: str, keys: set[str], s3: S3Options | None) -> list[str]:
     Parquet parts. Anything else (a user's file, even inside ``data/``) is kept, and a
     folder that is not a stage output is refused (:func:`check_output`). Returns the keys
     whose shards were deleted."""
-    import pyarrow.fs as pafs
-
     fs, inner = pfs.resolve(out, s3)
     stale = {k for k in marker_keys(out, s3) if k not in keys}
     folders: dict[str, list] = {}
@@ -267,8 +258,8 @@ def drop_stale(out: str, keys: set[str], s3: S3Options | None) -> list[str]:
 
 
 def write_parts(batch: pd.DataFrame, out: str, s3: S3Options | None,
-                schema: pa.Schema | None = None,
-                columns: list[str] | None = None) -> pd.DataFrame:
+                schema: pa.Schema | None = None, columns: list[str] | None = None
+                ) -> pd.DataFrame:
     """Write each shard's rows and rejects as Parquet parts.
 
     The rows keep the columns of ``schema`` (with its types) or, without one, ``columns``
@@ -289,22 +280,16 @@ def write_parts(batch: pd.DataFrame, out: str, s3: S3Options | None,
             write_part(out, "rejects", key, pa.Table.from_pandas(
                 bad, schema=REJECT_SCHEMA, preserve_index=False), s3)
         rows_out = int(good["_first"].sum())
-        summary.append({
-            "shard_key": key,
-            "covered": rows_out + len(bad),
-            "total": int(group["shard_total"].iloc[0]),
-            "rows_out": rows_out,
-            "rows_rejected": len(bad),
-            "hypotheses": len(good),
-            "reasons": json.dumps(bad["reason"].value_counts().to_dict()),
-        })
+        summary.append({"shard_key": key, "covered": rows_out + len(bad),
+                        "total": int(group["shard_total"].iloc[0]), "rows_out": rows_out,
+                        "rows_rejected": len(bad), "hypotheses": len(good),
+                        "reasons": json.dumps(bad["reason"].value_counts().to_dict())})
     return pd.DataFrame(summary, columns=COVERAGE_COLUMNS)
 
 
 def collect(batches: Iterator[pd.DataFrame], keys: list[str], out: str,
-            s3: S3Options | None, report: StageReport,
-            progress: bool, desc: str, prints: dict[str, str] | None = None,
-            rows: int | None = None,
+            s3: S3Options | None, report: StageReport, progress: bool, desc: str,
+            prints: dict[str, str] | None = None, rows: int | None = None,
             inputs: dict[str, tuple[str, tuple[str, ...]]] | None = None) -> None:
     """Consume the batches of coverage rows (from Ray Data, or
     :func:`paralib.io.runner.in_process`); mark each shard complete once all its input rows
@@ -335,11 +320,10 @@ def collect(batches: Iterator[pd.DataFrame], keys: list[str], out: str,
                 s = state.setdefault(row["shard_key"], {"rows_in": row["total"], "covered": 0,
                                                         "rows_out": 0, "rows_rejected": 0,
                                                         "hypotheses": 0, "reasons": {}})
-                s["covered"] += row["covered"]
+                for k in ("covered", "rows_out", "rows_rejected", "hypotheses"):
+                    s[k] += row[k]
                 if by_rows:
                     bar.update(row["covered"])
-                for k in ("rows_out", "rows_rejected", "hypotheses"):
-                    s[k] += row[k]
                 for reason, n in json.loads(row["reasons"]).items():
                     s["reasons"][reason] = s["reasons"].get(reason, 0) + n
                 if s["covered"] == s["rows_in"]:

@@ -22,9 +22,7 @@ class ConversionError(InputError, ValueError):
     """The source model cannot be converted."""
 
 
-def convert(
-    src: str | Path, dst: str | Path, quantization: str = "int8", force: bool = True
-) -> Path:
+def convert(src: str | Path, dst: str | Path, quantization: str = "int8") -> Path:
     """Convert the model folder ``src`` into a CTranslate2 model folder ``dst``.
 
     ``quantization`` is one of :data:`QUANTIZATIONS`; ``int8`` is stored as ``int8_float32``
@@ -40,7 +38,7 @@ def convert(
     q = "int8_float32" if quantization == "int8" else quantization
     copy = [f for f in TOKENIZER_FILES if (src / f).is_file()]
     converter = ctranslate2.converters.TransformersConverter(str(src), copy_files=copy)
-    converter.convert(str(dst), quantization=q, force=force)
+    converter.convert(str(dst), quantization=q, force=True)
     meta_src = src / "paralib.json"
     if meta_src.is_file():
         meta = json.loads(meta_src.read_text())

@@ -46,10 +46,7 @@ def paraphrase_metrics(sources: list[str], hyps: list[str], refs: list[str]) -> 
     copies = sum(h.strip() == s.strip() for s, h in zip(sources, hyps, strict=True))
     words_in = sum(len(s.split()) for s in sources)
     words_out = sum(len(h.split()) for h in hyps)
-    return {
-        "bleu": round(bleu(hyps, refs), 2),
-        "copy_bleu": round(bleu(sources, refs), 2),
-        "self_bleu": round(bleu(hyps, sources), 2),
-        "copy_rate": round(copies / len(sources), 4),
-        "length_ratio": round(words_out / max(words_in, 1), 4),
-    }
+    return {"bleu": round(bleu(hyps, refs), 2), "copy_bleu": round(bleu(sources, refs), 2),
+            "self_bleu": round(bleu(hyps, sources), 2),
+            "copy_rate": round(copies / len(sources), 4),
+            "length_ratio": round(words_out / max(words_in, 1), 4)}

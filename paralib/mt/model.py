@@ -19,31 +19,15 @@ def build_model(cfg: MTModelConfig, vocab_size: int, pad_id: int, eos_id: int):
     from transformers import MarianConfig, MarianMTModel
 
     config = MarianConfig(
-        vocab_size=vocab_size,
-        decoder_vocab_size=vocab_size,
-        d_model=cfg.d_model,
-        encoder_layers=cfg.encoder_layers,
-        decoder_layers=cfg.decoder_layers,
-        encoder_attention_heads=cfg.attention_heads,
-        decoder_attention_heads=cfg.attention_heads,
-        encoder_ffn_dim=cfg.ffn_dim,
-        decoder_ffn_dim=cfg.ffn_dim,
-        dropout=cfg.dropout,
-        attention_dropout=0.0,
-        activation_dropout=0.0,
-        activation_function="relu",
-        max_position_embeddings=cfg.max_positions,
-        pad_token_id=pad_id,
-        eos_token_id=eos_id,
-        decoder_start_token_id=pad_id,
-        forced_eos_token_id=eos_id,
-        scale_embedding=True,
-        share_encoder_decoder_embeddings=True,
-        tie_word_embeddings=True,
-        num_beams=4,
-        max_length=cfg.max_positions - 2,
-        bad_words_ids=[[pad_id]],
-    )
+        vocab_size=vocab_size, decoder_vocab_size=vocab_size, d_model=cfg.d_model,
+        encoder_layers=cfg.encoder_layers, decoder_layers=cfg.decoder_layers,
+        encoder_attention_heads=cfg.attention_heads, decoder_attention_heads=cfg.attention_heads,
+        encoder_ffn_dim=cfg.ffn_dim, decoder_ffn_dim=cfg.ffn_dim, dropout=cfg.dropout,
+        attention_dropout=0.0, activation_dropout=0.0, activation_function="relu",
+        max_position_embeddings=cfg.max_positions, pad_token_id=pad_id, eos_token_id=eos_id,
+        decoder_start_token_id=pad_id, forced_eos_token_id=eos_id, scale_embedding=True,
+        share_encoder_decoder_embeddings=True, tie_word_embeddings=True, num_beams=4,
+        max_length=cfg.max_positions - 2, bad_words_ids=[[pad_id]])
     model = MarianMTModel(config)
     zero_pad_row(model)
     return model
@@ -53,13 +37,7 @@ def build_model(cfg: MTModelConfig, vocab_size: int, pad_id: int, eos_id: int):
 def zero_pad_row(model) -> None:
     """Set the ``<pad>`` (decoder start) embedding to zero, as CTranslate2 assumes."""
     pad = model.config.pad_token_id
-    for emb in {id(e): e for e in _embeddings(model)}.values():
-        emb.weight[pad].zero_()
-
-
-def _embeddings(model):
     base = model.model
-    yield base.shared
-    yield base.encoder.embed_tokens
-    yield base.decoder.embed_tokens
-    yield model.lm_head
+    tables = (base.shared, base.encoder.embed_tokens, base.decoder.embed_tokens, model.lm_head)
+    for emb in {id(e): e for e in tables}.values():
+        emb.weight[pad].zero_()

@@ -65,10 +65,8 @@ def data_fingerprint(cfg: MTTrainConfig, inputs: list | None = None) -> str:
 
 def held_out(cfg: MTTrainConfig) -> np.ndarray:
     """Normal-form hashes of every side of the validation and test sets (sorted)."""
-    texts: list[str] = []
-    for spec in (cfg.valid_src, cfg.valid_ref, cfg.test_src, cfg.test_ref):
-        if spec:
-            texts += read_side(spec)
+    texts = [text for spec in (cfg.valid_src, cfg.valid_ref, cfg.test_src, cfg.test_ref)
+             if spec for text in read_side(spec)]
     return np.unique(form_hashes(texts)) if texts else np.zeros(0, dtype=np.uint64)
 
 

@@ -32,10 +32,6 @@ class StoreError(InputError, ValueError):
     """A token store that is missing, unfinished or does not match its description."""
 
 
-def _dtype(vocab_size: int) -> np.dtype:
-    return np.dtype(np.uint16 if vocab_size <= 1 << 16 else np.uint32)
-
-
 class StoreWriter:
     """Appends encoded pairs to a new store in ``folder`` (any earlier store there is
     replaced; the folder is paralib's own ``<output>/data/<name>``)."""
@@ -44,14 +40,12 @@ class StoreWriter:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / META).unlink(missing_ok=True)
-        self.dtype = _dtype(vocab_size)
+        self.dtype = np.dtype(np.uint16 if vocab_size <= 1 << 16 else np.uint32)
         self.vocab_size = vocab_size
         self.n = 0
         self.tokens = {s: 0 for s in SIDES}
-        self._files = {}
-        for side in SIDES:
-            self._files[f"{side}.ids"] = open(self.folder / f"{side}.ids", "wb")  # noqa: SIM115
-            self._files[f"{side}.len"] = open(self.folder / f"{side}.len", "wb")  # noqa: SIM115
+        self._files = {name: open(self.folder / name, "wb")  # noqa: SIM115
+                       for side in SIDES for name in (f"{side}.ids", f"{side}.len")}
 
     def add(self, src: list[list[int]], tgt: list[list[int]]) -> None:
         """Append a chunk of pairs (``src[i]``, ``tgt[i]``), each a list of ids."""

@@ -103,15 +103,6 @@ def average_checkpoints(paths: list[Path]) -> dict[str, torch.Tensor]:
     return avg
 
 
-def _save_hf(model, vocab_dir: Path, out: Path, meta: dict, card: str) -> None:
-    zero_pad_row(model)
-    model.save_pretrained(out)
-    for f in TOKENIZER_FILES:
-        shutil.copy(vocab_dir / f, out / f)
-    (out / "paralib.json").write_text(json.dumps(meta, indent=2))
-    (out / "README.md").write_text(card)
-
-
 def train_mt(cfg: MTTrainConfig, progress: bool = True, convert_models: bool = True) -> dict:
     """Prepare (stream, clean, encode), train, average, then convert and evaluate (unless
     ``convert_models`` is false: then ``<output>/hf`` is the result, and
@@ -178,8 +169,7 @@ def train_mt(cfg: MTTrainConfig, progress: bool = True, convert_models: bool = T
                 break
     bar.close()
     model = model.to("cpu")
-    n_pairs = len(store)
-    meta = save_trained(cfg, model, out / "vocab", info, n_pairs, step, elapsed, device)
+    meta = save_trained(cfg, model, out / "vocab", info, len(store), step, elapsed, device)
     metrics = dict(meta, history=history)
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
     if not convert_models:
@@ -213,7 +203,12 @@ def save_trained(cfg: MTTrainConfig, model, vocab_dir: Path, info: dict, n_pairs
             "decontaminated": info.get("decontaminated", True),
             "per_eval_set": info.get("per_eval_set", {}),
             "model": cfg.model.model_dump(), "params": sum(p.numel() for p in model.parameters())}
-    _save_hf(model, vocab_dir, out / "hf", meta, model_card(cfg, meta))
+    zero_pad_row(model)
+    model.save_pretrained(out / "hf")
+    for f in TOKENIZER_FILES:
+        shutil.copy(vocab_dir / f, out / "hf" / f)
+    (out / "hf" / "paralib.json").write_text(json.dumps(meta, indent=2))
+    (out / "hf" / "README.md").write_text(model_card(cfg, meta))
     return meta
 
 

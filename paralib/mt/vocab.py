@@ -42,27 +42,17 @@ class JointVocab:
         return self.sp.decode([i for i in ids if i not in (self.eos_id, self.pad_id)])
 
 
-def train_vocab(
-    texts: Iterable[str], out_dir: str | Path, vocab_size: int, src_lang: str, tgt_lang: str
-) -> JointVocab:
-    """Train the joint vocabulary on ``texts`` and write Marian tokenizer files to ``out_dir``."""
+def train_vocab(texts: Iterable[str], out_dir: str | Path, vocab_size: int, src_lang: str,
+                tgt_lang: str) -> JointVocab:
+    """Train the joint vocabulary on ``texts`` and write Marian tokenizer files to ``out_dir``
+    (with the ``tokenizer_config.json`` that lets ``MarianTokenizer`` load the folder)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(texts),
-        model_writer=model,
-        vocab_size=vocab_size,
-        model_type="unigram",
-        character_coverage=1.0,
-        bos_id=-1,
-        eos_id=0,
-        unk_id=1,
-        pad_id=-1,
-        input_sentence_size=2_000_000,
-        shuffle_input_sentence=True,
-        minloglevel=2,
-    )
+        sentence_iterator=iter(texts), model_writer=model, vocab_size=vocab_size,
+        model_type="unigram", character_coverage=1.0, bos_id=-1, eos_id=0, unk_id=1, pad_id=-1,
+        input_sentence_size=2_000_000, shuffle_input_sentence=True, minloglevel=2)
     data = model.getvalue()
     (out / "source.spm").write_bytes(data)
     (out / "target.spm").write_bytes(data)
@@ -70,20 +60,8 @@ def train_vocab(
     pieces = {vocab.sp.id_to_piece(i): i for i in range(vocab.sp.get_piece_size())}
     pieces["<pad>"] = vocab.pad_id
     (out / "vocab.json").write_text(json.dumps(pieces, ensure_ascii=False), encoding="utf-8")
-    write_tokenizer_config(out, src_lang, tgt_lang)
-    return vocab
-
-
-def write_tokenizer_config(out: Path, src_lang: str, tgt_lang: str) -> None:
-    """Write the ``tokenizer_config.json`` that lets ``MarianTokenizer`` load the folder."""
-    cfg = {
-        "tokenizer_class": "MarianTokenizer",
-        "source_lang": src_lang,
-        "target_lang": tgt_lang,
-        "unk_token": "<unk>",
-        "eos_token": "</s>",
-        "pad_token": "<pad>",
-        "model_max_length": 512,
-        "separate_vocabs": False,
-    }
+    cfg = {"tokenizer_class": "MarianTokenizer", "source_lang": src_lang,
+           "target_lang": tgt_lang, "unk_token": "<unk>", "eos_token": "</s>",
+           "pad_token": "<pad>", "model_max_length": 512, "separate_vocabs": False}
     (out / "tokenizer_config.json").write_text(json.dumps(cfg, indent=2), encoding="utf-8")
+    return vocab

@@ -67,12 +67,6 @@ def _mask_groups(sims: torch.Tensor, rows: torch.Tensor | None, cols: torch.Tens
         sims[i, j] = float("-inf")
 
 
-def _fallback(best: torch.Tensor, sims_max: torch.Tensor, plain: torch.Tensor) -> torch.Tensor:
-    """Rows whose every pool entry was masked (−∞) take ``plain`` (own pair excluded only)."""
-    lost = torch.isneginf(sims_max)
-    return torch.where(lost, plain, best) if bool(lost.any()) else best
-
-
 def hardest(queries: torch.Tensor, pool: torch.Tensor, exclude: torch.Tensor,
             query_groups: torch.Tensor | None = None,
             pool_groups: torch.Tensor | None = None) -> torch.Tensor:
@@ -86,7 +80,8 @@ def hardest(queries: torch.Tensor, pool: torch.Tensor, exclude: torch.Tensor,
     plain = sims.argmax(1)
     _mask_groups(sims, query_groups, pool_groups)
     v, i = sims.max(1)
-    return _fallback(i, v, plain)
+    lost = torch.isneginf(v)  # every pool entry masked: own pair excluded only
+    return torch.where(lost, plain, i) if bool(lost.any()) else i
 
 
 def _update(best_v: torch.Tensor, best_i: torch.Tensor, v: torch.Tensor, i: torch.Tensor,
@@ -232,21 +227,6 @@ def semihard_in_pool(x: torch.Tensor, half: int, block: int = 1024,
     return pick
 
 
-def random_pick_grouped(exclude: torch.Tensor, pool_size: int, query_groups: torch.Tensor,
-                        pool_groups: torch.Tensor, generator: torch.Generator | None = None,
-                        tries: int = 20) -> torch.Tensor:
-    """:func:`random_pick`, redrawn (up to ``tries`` times) where the pick is in the query's
-    group; rows still in their group after that keep the plain pick's rule (own pair only)."""
-    pick = random_pick(exclude, pool_size, generator)
-    for _ in range(tries):
-        bad = pool_groups[pick] == query_groups
-        if not bool(bad.any()):
-            break
-        again = random_pick(exclude[bad], pool_size, generator)
-        pick[bad] = again
-    return pick
-
-
 def random_pick(exclude: torch.Tensor, pool_size: int, generator: torch.Generator | None = None
                 ) -> torch.Tensor:
     """A uniformly random pool index per row that is none of ``exclude[i]`` (distinct ids).
@@ -282,36 +262,29 @@ def negatives(e1: torch.Tensor, e2: torch.Tensor, mode: str, bilingual: bool,
     whole = offset == 0 and n == size
     g = None if groups is None else groups.to(own.device)
     qg = None if g is None else g[offset:offset + n]
+    hard = mode in ("max", "semihard")
     if bilingual:
-        exclude = own[:, None]
-        if mode in ("max", "semihard") and whole:
+        if hard and whole:
             return _bilingual_whole(e1, e2, g, mode == "semihard")
-        if mode == "max":
-            return hardest(e1, pool2, exclude, qg, g), hardest(e2, pool1, exclude, qg, g)
-        if mode == "semihard":
-            t = partner_cosines(e1, e2)
-            return (semihardest(e1, pool2, exclude, t, qg, g),
-                    semihardest(e2, pool1, exclude, t, qg, g))
-        return (_random(exclude, size, qg, g, generator).to(e1.device),
-                _random(exclude, size, qg, g, generator).to(e1.device))
-    exclude = torch.stack([own, own + size], 1)
-    both_g = None if g is None else torch.cat([g, g])
-    if mode == "max" and whole:
-        best = hardest_in_pool(torch.cat([e1, e2]), size, groups=both_g)
-        return best[:n], best[n:]
-    if mode == "semihard" and whole:
-        best = semihard_in_pool(torch.cat([e1, e2]), size, groups=both_g)
-        return best[:n], best[n:]
+        exclude, pool_g, pool_size = own[:, None], g, size
+        pools = (pool2, pool1)
+    else:
+        exclude, pool_size = torch.stack([own, own + size], 1), 2 * size
+        pool_g = None if g is None else torch.cat([g, g])
+        if hard and whole:
+            in_pool = hardest_in_pool if mode == "max" else semihard_in_pool
+            best = in_pool(torch.cat([e1, e2]), size, groups=pool_g)
+            return best[:n], best[n:]
+        pools = (torch.cat([pool1, pool2]),) * 2 if hard else ()
     if mode == "max":
-        both = torch.cat([pool1, pool2])
-        return (hardest(e1, both, exclude, qg, both_g),
-                hardest(e2, both, exclude, qg, both_g))
+        return (hardest(e1, pools[0], exclude, qg, pool_g),
+                hardest(e2, pools[1], exclude, qg, pool_g))
     if mode == "semihard":
-        both, t = torch.cat([pool1, pool2]), partner_cosines(e1, e2)
-        return (semihardest(e1, both, exclude, t, qg, both_g),
-                semihardest(e2, both, exclude, t, qg, both_g))
-    return (_random(exclude, 2 * size, qg, both_g, generator).to(e1.device),
-            _random(exclude, 2 * size, qg, both_g, generator).to(e1.device))
+        t = partner_cosines(e1, e2)
+        return (semihardest(e1, pools[0], exclude, t, qg, pool_g),
+                semihardest(e2, pools[1], exclude, t, qg, pool_g))
+    return (_random(exclude, pool_size, qg, pool_g, generator).to(e1.device),
+            _random(exclude, pool_size, qg, pool_g, generator).to(e1.device))
 
 
 def _bilingual_whole(e1: torch.Tensor, e2: torch.Tensor, g: torch.Tensor | None,
@@ -339,10 +312,19 @@ def _bilingual_whole(e1: torch.Tensor, e2: torch.Tensor, g: torch.Tensor | None,
 
 
 def _random(exclude: torch.Tensor, pool_size: int, query_groups: torch.Tensor | None,
-            pool_groups: torch.Tensor | None,
-            generator: torch.Generator | None) -> torch.Tensor:
-    """A random negative per row, out of the row's group when groups are given."""
+            pool_groups: torch.Tensor | None, generator: torch.Generator | None,
+            tries: int = 20) -> torch.Tensor:
+    """A random negative per row (:func:`random_pick`); with groups, redrawn (up to ``tries``
+    times) where the pick is in the query's group, and rows still in their group after that
+    keep the plain pick's rule (own pair only)."""
+    exclude = exclude.cpu()
+    pick = random_pick(exclude, pool_size, generator)
     if query_groups is None or pool_groups is None:
-        return random_pick(exclude.cpu(), pool_size, generator)
-    return random_pick_grouped(exclude.cpu(), pool_size, query_groups.cpu(),
-                               pool_groups.cpu(), generator)
+        return pick
+    query_groups, pool_groups = query_groups.cpu(), pool_groups.cpu()
+    for _ in range(tries):
+        bad = pool_groups[pick] == query_groups
+        if not bool(bad.any()):
+            break
+        pick[bad] = random_pick(exclude[bad], pool_size, generator)
+    return pick

@@ -53,8 +53,9 @@ class Prepared:
     tokenizers: list
     ids: dict[str, pa.Array]
 
-    def table(self, columns: list[str]) -> pa.Table:
-        """``columns`` of ``data`` with the id columns beside them."""
+    def table(self) -> pa.Table:
+        """What the workers read: the groups, the labels if any, and the token ids."""
+        columns = ["group"] + (["label"] if "label" in self.data.columns else [])
         table = pa.Table.from_pandas(self.data[columns], preserve_index=False)
         for name, column in self.ids.items():
             table = table.append_column(name, column)
@@ -170,8 +171,7 @@ def _summary(tcfg: TrainConfig, prepared: Prepared, outcome: Outcome, engine: st
         model=str(Path(tcfg.output)), pairs=len(prepared.data),
         rejected=len(prepared.rejects), best_epoch=outcome.best_epoch, dev=tcfg.dev,
         **summary_fields(tcfg.dev, outcome.dev_pearson), workers=outcome.workers,
-        gpu=outcome.gpu,
-        bilingual=bilingual, languages=languages, history=outcome.history,
+        gpu=outcome.gpu, bilingual=bilingual, languages=languages, history=outcome.history,
         resumed_from_epoch=outcome.resumed_from, run=outcome.run,
         decontaminated=(decontamination_counts(prepared.rejects) if tcfg.decontaminate
                         else "off (train.decontaminate: false)"),
@@ -191,7 +191,7 @@ def loop_config(tcfg: TrainConfig, prepared: Prepared, use_gpu: bool, data: Any,
 def _fit_local(tcfg: TrainConfig, prepared: Prepared, trained: bool) -> Outcome:
     """The training loop in this process (one worker, no Ray); writes the model folder."""
     use_gpu = bool(tcfg.use_gpu)
-    config = loop_config(tcfg, prepared, use_gpu, prepared.table(_id_columns(prepared)))
+    config = loop_config(tcfg, prepared, use_gpu, prepared.table())
     session = LocalSession(config)
     if trained:
         worker(config, session)
@@ -208,11 +208,6 @@ def _fit_local(tcfg: TrainConfig, prepared: Prepared, trained: bool) -> Outcome:
             "history": session.history}
     save_model(model, Path(tcfg.output), tuple(config.languages), info, card(tcfg, info))
     return Outcome(session.best_epoch, session.best_score, session.history, 1, use_gpu)
-
-
-def _id_columns(prepared: Prepared) -> list[str]:
-    """The columns the workers read beside the token ids: groups, and labels if any."""
-    return ["group"] + (["label"] if "label" in prepared.data.columns else [])
 
 
 def scaling_config(tcfg: TrainConfig, use_gpu: bool):
@@ -250,7 +245,7 @@ def _fit_ray(tcfg: TrainConfig, ctx: StageContext, callbacks: list | None, fresh
              len(prepared.rejects), tcfg.workers, use_gpu)
     if fs.is_s3(storage):
         storage_filesystem, storage = fs.resolve(storage, ctx.storage)
-    data = ray.put(prepared.table(_id_columns(prepared)))
+    data = ray.put(prepared.table())
     clock.lap("ship")
     stall_s = stall_timeout()
     bar = TrainBar(len(prepared.data) * tcfg.epochs, tcfg.epochs, ctx.progress,
@@ -286,8 +281,7 @@ def _run_config(tcfg: TrainConfig, storage: str, storage_filesystem, callbacks: 
 
     return ray.train.RunConfig(
         name=tcfg.name, storage_path=storage, storage_filesystem=storage_filesystem,
-        callbacks=callbacks,
-        checkpoint_config=ray.train.CheckpointConfig(
+        callbacks=callbacks, checkpoint_config=ray.train.CheckpointConfig(
             num_to_keep=tcfg.keep_checkpoints,
             checkpoint_score_attribute="dev_score" if tcfg.dev != "none" else None,
             checkpoint_score_order="max"))

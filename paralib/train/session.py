@@ -118,25 +118,18 @@ class RaySession:
             tally.end_epoch.remote(epoch.metrics, epoch.warning)
         with tempfile.TemporaryDirectory() as tmp:
             ckpt = None
-            if self.rank == 0:
-                write_checkpoint(Path(tmp), self.config, self.world, epoch, model, optimizer,
-                                 state)
+            if self.rank == 0:  # the training state to resume from and the model folder
+                n, config = epoch.metrics["epoch"], self.config
+                torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                            "epoch": n, "step": state.step, "megabatch": state.megabatch,
+                            "best": epoch.best, "history": epoch.history}, Path(tmp) / STATE)
+                info = {"languages": config.languages, "workers": self.world,
+                        "pairs": config.pairs, "epoch": n, "dev": epoch.score,
+                        "history": epoch.history, "resumed_from": epoch.resumed_from}
+                save_model(model, Path(tmp) / "model", tuple(config.languages), info,
+                           card(config.train, info))
                 ckpt = ray.train.Checkpoint.from_directory(tmp)
             ray.train.report(epoch.metrics, checkpoint=ckpt)
-
-
-def write_checkpoint(folder: Path, config: LoopConfig, world: int, epoch: Epoch,
-                     model: ParaphraseModel, optimizer: Optimizers, state: StepState) -> None:
-    """An epoch's checkpoint: the training state to resume from and the model folder."""
-    n = epoch.metrics["epoch"]
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": n,
-                "step": state.step, "megabatch": state.megabatch, "best": epoch.best,
-                "history": epoch.history}, folder / STATE)
-    info = {"languages": config.languages, "workers": world, "pairs": config.pairs,
-            "epoch": n, "dev": epoch.score, "history": epoch.history,
-            "resumed_from": epoch.resumed_from}
-    save_model(model, folder / "model", tuple(config.languages), info,
-               card(config.train, info))
 
 
 class LocalSession:

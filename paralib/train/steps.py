@@ -32,13 +32,6 @@ Gather = Callable[[torch.Tensor, torch.Tensor, list[Bags], list[Bags], torch.Ten
                         int]]
 
 
-def build_loss(cfg: TrainConfig) -> PairLoss:
-    """The configured objective."""
-    if cfg.loss == "margin":
-        return LOSSES["margin"](margin=cfg.margin, symmetric=cfg.symmetric)
-    return LOSSES["contrastive"](margin=cfg.contrastive_margin)
-
-
 class Optimizers:
     """Several optimisers stepped as one (sparse embedding tables and dense parameters)."""
 
@@ -117,7 +110,9 @@ class MegaBatchTrainer:
                  gather: Gather | None = None, seed: int = 0):
         self.cfg, self.model, self.optimizer = cfg, model, optimizer
         self.wrapped = wrapped if wrapped is not None else model
-        self.loss = build_loss(cfg)
+        self.loss: PairLoss = (LOSSES["margin"](margin=cfg.margin, symmetric=cfg.symmetric)
+                               if cfg.loss == "margin"
+                               else LOSSES["contrastive"](margin=cfg.contrastive_margin))
         self.bilingual, self.gather = bilingual, gather
         self.rng = np.random.default_rng(seed)
         self.generator = torch.Generator().manual_seed(seed)
@@ -126,15 +121,12 @@ class MegaBatchTrainer:
         self.state = StepState()
         keep_freed_memory()   # the table's gradient is reused, not faulted in, every step
 
-    def _mode(self) -> str:
-        if self.cfg.negatives == "mix":
-            return "max" if self.state.megabatch % 2 == 0 else "rand"
-        return self.cfg.negatives
-
     def mine(self, mega: PairBatch) -> tuple[list[Bags], list[Bags]]:
         """The negatives of every pair of the mega-batch, as bags aligned with its rows; with
         groups never a sentence of a pair of the anchor's group."""
-        mode = self._mode()
+        mode = self.cfg.negatives
+        if mode == "mix":  # alternate by mega-batch
+            mode = "max" if self.state.megabatch % 2 == 0 else "rand"
         device = next(self.model.parameters()).device
         if mode in ("max", "semihard") or self.gather is not None:
             was = self.model.training

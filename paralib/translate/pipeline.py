@@ -55,9 +55,8 @@ def actor_plan(bt: BacktranslateConfig, resources: dict, shard_rows: int) -> dic
         per = bt.actors_per_gpu
         size = bt.actors if bt.device == "cuda" else max(1, min(bt.actors, gpus * per))
         return {"device": "cuda", "num_gpus": 1 / per, "num_cpus": 1,
-                "min": min(bt.min_actors, size),
-                "max": size, "intra_threads": 1, "inter_threads": 1,
-                "rows_per_batch": bt.rows_per_batch or shard_rows}
+                "min": min(bt.min_actors, size), "max": size, "intra_threads": 1,
+                "inter_threads": 1, "rows_per_batch": bt.rows_per_batch or shard_rows}
     return {"device": "cpu", "num_gpus": 0, "num_cpus": bt.num_cpus_per_actor,
             "min": bt.min_actors, "max": bt.actors, "intra_threads": bt.intra_threads,
             "inter_threads": bt.inter_threads, "rows_per_batch": bt.rows_per_batch}

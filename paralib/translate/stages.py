@@ -47,8 +47,7 @@ class TranslateActor:
         self.translators: dict[str, object] = {}
         if not isinstance(model, dict):
             self._translator("")
-        self.options = options
-        self.source_column = source_column
+        self.options, self.source_column = options, source_column
         self.text, self.rank, self.cost = target_columns
 
     def _translator(self, lang: str):
@@ -78,14 +77,11 @@ class TranslateActor:
         good = batch[ok]
         kbest = self._kbest(good)
         counts = np.array([len(h) for h in kbest], dtype=np.int64)
-        out = good.loc[good.index.repeat(counts)].copy()
-        out[self.text] = [h.text for hyps in kbest for h in hyps]
-        out[self.rank] = np.concatenate([np.arange(c) for c in counts]) if len(counts) else []
-        out[self.cost] = [h.cost for hyps in kbest for h in hyps]
-        bad = batch[~ok].copy()
-        bad[self.text] = ""
-        bad[self.rank] = -1
-        bad[self.cost] = np.nan
+        out = good.loc[good.index.repeat(counts)].assign(**{
+            self.text: [h.text for hyps in kbest for h in hyps],
+            self.rank: np.concatenate([np.arange(c) for c in counts]) if len(counts) else [],
+            self.cost: [h.cost for hyps in kbest for h in hyps]})
+        bad = batch[~ok].assign(**{self.text: "", self.rank: -1, self.cost: np.nan})
         res = pd.concat([out, bad], ignore_index=True)
         first = res["_first"] if "_first" in res.columns else True
         res["_first"] = (res[self.rank] <= 0) & first

@@ -84,14 +84,8 @@ def cuda_available() -> bool:
 class Translator:
     """Sentencepiece + ``ctranslate2.Translator`` for one model folder."""
 
-    def __init__(
-        self,
-        model_dir: str | Path,
-        device: str = "auto",
-        compute_type: str = "auto",
-        intra_threads: int = 0,
-        inter_threads: int = 1,
-    ):
+    def __init__(self, model_dir: str | Path, device: str = "auto", compute_type: str = "auto",
+                 intra_threads: int = 0, inter_threads: int = 1):
         import ctranslate2
 
         path = check_model_dir(model_dir)
@@ -99,12 +93,8 @@ class Translator:
             device = "cuda" if cuda_available() else "cpu"
         self.device = device
         self.translator = ctranslate2.Translator(
-            str(path),
-            device=device,
-            compute_type=compute_type,
-            intra_threads=intra_threads or (os.cpu_count() or 1),
-            inter_threads=inter_threads,
-        )
+            str(path), device=device, compute_type=compute_type,
+            intra_threads=intra_threads or (os.cpu_count() or 1), inter_threads=inter_threads)
         self.src_sp = spm.SentencePieceProcessor(model_file=str(path / "source.spm"))
         self.tgt_sp = spm.SentencePieceProcessor(model_file=str(path / "target.spm"))
 
@@ -112,31 +102,18 @@ class Translator:
         """Source-side sentencepiece pieces for each text."""
         return self.src_sp.encode(texts, out_type=str)
 
-    def translate(
-        self,
-        texts: list[str],
-        beam_size: int = 4,
-        num_hypotheses: int = 1,
-        length_penalty: float = 1.0,
-        max_input_length: int = 128,
-        max_decoding_length: int = 128,
-        max_batch_size: int = 1024,
-        batch_type: str = "tokens",
-    ) -> list[list[Hypothesis]]:
+    def translate(self, texts: list[str], beam_size: int = 4, num_hypotheses: int = 1,
+                  length_penalty: float = 1.0, max_input_length: int = 128,
+                  max_decoding_length: int = 128, max_batch_size: int = 1024,
+                  batch_type: str = "tokens") -> list[list[Hypothesis]]:
         """Translate ``texts``; returns the k-best list (best first) for each input."""
         if not texts:
             return []
         results = self.translator.translate_batch(
-            self.tokenize(texts),
-            beam_size=beam_size,
-            num_hypotheses=num_hypotheses,
-            length_penalty=length_penalty,
-            max_input_length=max_input_length,
-            max_decoding_length=max_decoding_length,
-            max_batch_size=max_batch_size,
-            batch_type=batch_type,
-            return_scores=True,
-        )
+            self.tokenize(texts), beam_size=beam_size, num_hypotheses=num_hypotheses,
+            length_penalty=length_penalty, max_input_length=max_input_length,
+            max_decoding_length=max_decoding_length, max_batch_size=max_batch_size,
+            batch_type=batch_type, return_scores=True)
         out: list[list[Hypothesis]] = []
         for res in results:
             hyps = []
