@@ -85,16 +85,44 @@ def corpus_removals(train_config: Path) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
+def making_config(src) -> Path | None:
+    """The config in ``configs/`` that made a training source: ``configs/<folder>.yaml`` for
+    a ``corpus`` source (``output/<folder>``, by ``paralib decontaminate``) or for a ``pairs``
+    source ``output/<folder>/select/pairs.parquet`` (back-translated by ``paralib
+    backtranslate``, ``score`` and ``select``); None for the others."""
+    path = Path(src.path or "")
+    folder = (path.name if src.kind == "corpus" else
+              path.parent.parent.name if src.kind == "pairs" and path.parent.name == "select"
+              else "")
+    made = ROOT / "configs" / f"{folder}.yaml"
+    return made if folder and made.is_file() else None
+
+
+def made_commands(train_config: Path) -> list[str]:
+    """The commands that make a training config's sources from ``../shared/data``."""
+    from paralib.config import load_config
+
+    commands = []
+    for src in load_config(train_config).train.sources:
+        made = making_config(src)
+        if made is None:
+            continue
+        stages = ("decontaminate",) if src.kind == "corpus" else ("backtranslate", "score",
+                                                                  "select")
+        commands += [f"paralib {stage} --config configs/{made.name}" for stage in stages]
+    return commands
+
+
 def corpus_names(train_config: Path) -> list[str]:
-    """The corpora a training config reads: those of the ``paralib decontaminate`` config
-    that made each ``corpus`` source (``configs/<folder name>.yaml``), its own bitext's, and
+    """The corpora a training config reads: those of the config that made each ``corpus`` or
+    back-translated ``pairs`` source (:func:`making_config`), its own bitext's, and
     ``multi30k`` for captions."""
     from paralib.config import load_config
 
     cfg, names = load_config(train_config), []
     for src in cfg.train.sources:
-        made = ROOT / "configs" / f"{Path(src.path or '').name}.yaml"
-        if src.kind == "corpus" and made.is_file():
+        made = making_config(src)
+        if made is not None:
             names += [c.name for c in load_config(made).bitext.corpora]
         elif src.kind == "bitext":
             names += [c.name for c in cfg.bitext.corpora]
@@ -173,9 +201,8 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
 
     train = load_config(train_config).train
     corpora = corpus_names(train_config)
-    made = [f"paralib decontaminate --config configs/{Path(s.path).name}.yaml"
-            for s in train.sources if s.kind == "corpus" and s.path]
-    command = " && ".join([*made, f"paralib train --config {train_config}"])
+    command = " && ".join([*made_commands(train_config),
+                           f"paralib train --config {train_config}"])
     earlier = corpus_removals(train_config)
     langs = summary.get("languages") or config.get("languages", ["en"])
     history = summary.get("history", [])

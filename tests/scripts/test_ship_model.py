@@ -77,6 +77,19 @@ def test_the_card_names_the_corpora_their_terms_and_the_mix(ship):
                      "- bibles: 4 pairs (50.0%): ar 3, de 1", "- pud: 4 pairs (50.0%): tr 4"]
 
 
+def test_the_card_reproduces_back_translated_sources_with_their_three_stages(ship):
+    config = PROJECT_ROOT / "configs" / "paralib-en-bt.yaml"
+    commands = ship.made_commands(config)
+    assert commands[0] == "paralib decontaminate --config configs/bitext-all.yaml"
+    assert commands[1:4] == [f"paralib {stage} --config configs/bt-scale-de.yaml"
+                             for stage in ("backtranslate", "score", "select")]
+    assert commands[-1] == "paralib select --config configs/bt-scale-cs.yaml"
+    names = ship.corpus_names(config)
+    assert {"bibles", "pud", "multi30k"} <= set(names) <= set(ship.TERMS)
+    assert ship.made_commands(PROJECT_ROOT / "configs" / "paralib-en.yaml") == [
+        "paralib decontaminate --config configs/bitext-all.yaml"]
+
+
 def test_refresh_peers_rewrites_only_the_peers_section(ship, tmp_path):
     folder = tmp_path / "m"
     folder.mkdir()
