@@ -84,11 +84,6 @@ def stage_print(*parts: object) -> Print:
     return made
 
 
-def _default(field: Any) -> Any:
-    """A field's default value, as JSON."""
-    return to_jsonable_python(field.get_default(call_default_factory=True, validated_data={}))
-
-
 def _enters(role: Role, resumable: bool, scope: Scope, legacy: bool) -> bool:
     """Whether a field of ``role`` can enter a fingerprint of ``scope`` at all (``legacy``:
     as the run keys were before the :data:`Role.REKEYED` fields entered them)."""
@@ -126,11 +121,10 @@ def covered(tree: dict[str, Any], model: type[BaseModel], scope: Scope = Scope.R
 def _covered_default(field: Any, section: type[BaseModel] | None, is_list: bool,
                      legacy: bool) -> Any:
     """A field's default as :func:`covered` leaves it in a run key."""
-    default = _default(field)
+    default = to_jsonable_python(field.get_default(call_default_factory=True, validated_data={}))
     if section is None or default is None:
         return default
-    items = default if is_list else [default]
-    for item in items:
+    for item in default if is_list else [default]:
         covered(item, section, Scope.RUN, legacy=legacy)
     return default
 
