@@ -20,7 +20,7 @@ import pandas as pd
 import torch
 from torch import nn
 
-from paralib.classifier.data import PAPER_SPLIT, Split, make_splits
+from paralib.classifier.data import Split, make_splits
 from paralib.classifier.model import (
     METRICS_FILE,
     NetConfig,
@@ -94,12 +94,7 @@ def train_classifier(
     epochs: int = 10,
     lr: float = 0.001,
     batch_size: int = 100,
-    dim: int = 100,
-    hidden: int = 100,
-    max_len: int = 100,
-    max_vocab: int = 50_000,
     max_fraction: float = 0.25,
-    sizes: tuple[int, int, int] = PAPER_SPLIT,
     seed: int = 0,
     threads: int | None = None,
 ) -> dict:
@@ -107,7 +102,7 @@ def train_classifier(
 
     ``pairs`` has ``id`` (and ``corpus``), ``ref`` and ``trans`` (every hypothesis of the
     k-best lists). At most ``max_fraction`` of the references are held out (the paper's 50,000
-    of 190,000 is about a quarter) and split ``sizes`` (8:1:1 when smaller). Writes to
+    of 190,000 is about a quarter) and split 40,000 / 5,000 / 5,000 (8:1:1 when smaller). Writes to
     ``out_dir``: one model folder per encoder, ``metrics.json`` (Table 8 rows, the grid, the
     best encoder on dev) and ``heldout.parquet`` (corpus/id of the held-out references, to
     leave out of mining). Returns the metrics.
@@ -121,15 +116,15 @@ def train_classifier(
     t0 = time.time()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    splits = make_splits(pairs, max_fraction, seed, sizes)
+    splits = make_splits(pairs, max_fraction, seed)
     train, dev, test = splits["train"], splits["dev"], splits["test"]
-    vocab = Vocab.build(train.refs + train.hyps, max_size=max_vocab)
+    vocab = Vocab.build(train.refs + train.hyps)
     rng = np.random.default_rng(seed + 1)
     dev_neg, test_neg = dev.random_negatives(rng), test.random_negatives(rng)
     split_counts = {k: len(v.refs) for k, v in splits.items()}
     metrics: dict = {"split": split_counts, "vocab": len(vocab), "models": {}}
     for encoder in encoders:
-        net_cfg = NetConfig(encoder, len(vocab), dim, hidden, max_len)
+        net_cfg = NetConfig(encoder, len(vocab))
         best: tuple[float, ReferenceClassifier | None, dict] = (-1.0, None, {})
         grid = []
         for l2, negative in product(l2_grid, negatives):

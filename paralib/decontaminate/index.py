@@ -125,11 +125,9 @@ class EvalIndex:
         names = list(EVAL_SETS)
         ids = {n: i for i, n in enumerate(names)}
         missing: dict[str, str] = {}
-        texts: list[str] = []
-        sid: list[int] = []
-        for name, sentence in eval_sentences(data, missing):
-            texts.append(sentence)
-            sid.append(ids[name])
+        found = list(eval_sentences(data, missing))
+        texts = [sentence for _, sentence in found]
+        sid = [ids[name] for name, _ in found]
         set_of = np.asarray(sid, dtype=SET_ID)
         normal, flat, lengths = bulk_forms(texts)
         nonempty = np.fromiter((bool(f) for f in normal), dtype=bool, count=len(normal))

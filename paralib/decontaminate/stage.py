@@ -162,10 +162,7 @@ def remove_duplicates(out: str, keys: list[str], s3: S3Options | None,
     repeat = _repeats(flat)
     del flat
     todo: dict[str, list[tuple[str, np.ndarray]]] = {}
-    start = 0
-    for (key, path), n in zip(parts, sizes, strict=True):
-        mask = repeat[start:start + n]
-        start += n
+    for (key, path), mask in zip(parts, np.split(repeat, np.cumsum(sizes)[:-1]), strict=True):
         if mask.any():
             todo.setdefault(key, []).append((path, mask.copy()))
     task = ray.remote(num_cpus=0.25)(drop_repeats)
