@@ -65,12 +65,10 @@ def flatten(value: object, prefix: str = "", out: dict[str, object] | None = Non
     out = {} if out is None else out
     nested = isinstance(value, (list, tuple)) and value and (
         every_list or any(isinstance(v, (dict, list, tuple)) for v in value))
-    if isinstance(value, dict) and value:
-        for k, v in value.items():
+    if (isinstance(value, dict) and value) or nested:
+        items = value.items() if isinstance(value, dict) else enumerate(value)  # type: ignore
+        for k, v in items:
             flatten(v, f"{prefix}.{k}" if prefix else str(k), out, every_list=every_list)
-    elif nested:
-        for i, v in enumerate(value):  # type: ignore[arg-type]
-            flatten(v, f"{prefix}.{i}" if prefix else str(i), out, every_list=every_list)
     else:
         out[prefix] = json.loads(json.dumps(value, default=str))
     return out

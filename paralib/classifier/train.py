@@ -21,12 +21,7 @@ import torch
 from torch import nn
 
 from paralib.classifier.data import Split, make_splits
-from paralib.classifier.model import (
-    METRICS_FILE,
-    NetConfig,
-    RefClassifierNet,
-    ReferenceClassifier,
-)
+from paralib.classifier.model import METRICS_FILE, NetConfig, RefClassifierNet, ReferenceClassifier
 from paralib.classifier.vocab import Vocab
 
 log = logging.getLogger(__name__)
@@ -65,11 +60,8 @@ def fit_one(train: Split, dev: Split, dev_neg: list[str], vocab: Vocab, net_cfg:
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     loss_fn = nn.CrossEntropyLoss()
     for _ in range(epochs):
-        if negative == "hardest":
-            negs = train.hardest_negatives(clf.predict_proba(train.hyps))
-        else:
-            negs = train.random_negatives(rng)
-        texts, labels = _examples(train, negs)
+        texts, labels = _examples(train, train.hardest_negatives(clf.predict_proba(train.hyps))
+                                  if negative == "hardest" else train.random_negatives(rng))
         net.train()
         order = rng.permutation(len(texts))
         for start in range(0, len(order), batch_size):
@@ -136,8 +128,7 @@ def train_classifier(
             if dev_acc["acc"] > best[0]:
                 best = (dev_acc["acc"], copy.deepcopy(clf), grid[-1])
         clf, chosen = best[1], best[2]
-        result = {"l2": chosen["l2"], "negative": chosen["negative"], "dev": chosen["dev"],
-                  "test": accuracy(clf, test, test_neg), "grid": grid}
+        result = {**chosen, "test": accuracy(clf, test, test_neg), "grid": grid}
         clf.info = {k: result[k] for k in ("l2", "negative", "dev", "test")}
         clf.info.update(split=split_counts, epochs=epochs, lr=lr, batch_size=batch_size)
         clf.save(out / encoder)

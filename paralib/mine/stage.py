@@ -31,14 +31,7 @@ from paralib.io.context import StageContext
 from paralib.io.fs import S3Options
 from paralib.io.ownership import claim
 from paralib.io.shards import SUMMARY, write_marker
-from paralib.io.stage import (
-    StageError,
-    StageReport,
-    clear_output,
-    fingerprint,
-    finish,
-    write_parts,
-)
+from paralib.io.stage import StageError, StageReport, clear_output, fingerprint, finish, write_parts
 from paralib.mine.config import MineConfig
 from paralib.mine.index import IndexSpec
 from paralib.mine.margin import mine_pairs
