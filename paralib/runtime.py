@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import queue
@@ -117,11 +118,9 @@ def watch(items: Iterable[T], timeout_s: float | None, what: str,
         """Give ``entry`` to the caller; False once the caller has stopped listening (a
         blocking put would keep this thread, and ``items``' actors, alive for good)."""
         while not stop.is_set():
-            try:
+            with contextlib.suppress(queue.Full):
                 box.put(entry, timeout=0.5)
                 return True
-            except queue.Full:
-                continue
         return False
 
     def pump() -> None:
