@@ -23,8 +23,6 @@ from paralib.console import (
 )
 from paralib.paths import PROJECT_ROOT
 
-QUICKSTART_CONFIG = PROJECT_ROOT / "configs" / "quickstart.yaml"
-
 
 def _quickstart(cfg, args) -> None:
     from paralib.quickstart import quickstart
@@ -41,7 +39,8 @@ def _config(cfg, args) -> str:
 
 
 QUICKSTART = configured("quickstart", "the embedded default run on ../shared/data",
-                        "paralib quickstart", _quickstart, default=QUICKSTART_CONFIG)
+                        "paralib quickstart", _quickstart,
+                        default=PROJECT_ROOT / "configs" / "quickstart.yaml")
 CONFIG = configured("config", "print the validated configuration as YAML",
                     "paralib config --config configs/quickstart.yaml --set train.epochs=2",
                     _config, logged=False)

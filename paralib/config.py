@@ -364,15 +364,12 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     source = "defaults"
     if path is not None:
         source = str(path)
-        p = Path(path)
-        if not p.is_file():
+        if not Path(path).is_file():
             raise ConfigError(f"config file not found: {path}")
-        loaded = read_yaml(p, ConfigError)
-        if loaded is None:
-            loaded = {}
-        if not isinstance(loaded, dict):
+        tree = read_yaml(Path(path), ConfigError)
+        tree = {} if tree is None else tree
+        if not isinstance(tree, dict):
             raise ConfigError(f"{path}: top level must be a mapping of sections")
-        tree = loaded
     try:
         for item in overrides or []:
             set_path(tree, *parse(item), label="--set")

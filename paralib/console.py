@@ -174,8 +174,7 @@ def quiet_ray() -> None:
         return
 
     for name, logger in list(logging.root.manager.loggerDict.items()):
-        if not (name == "ray" or name.startswith("ray.")) or not isinstance(logger,
-                                                                            logging.Logger):
+        if name.split(".")[0] != "ray" or not isinstance(logger, logging.Logger):
             continue
         for h in list(logger.handlers):
             if isinstance(h, logging.StreamHandler) and not isinstance(h, logging.FileHandler):

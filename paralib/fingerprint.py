@@ -65,12 +65,10 @@ def flatten(value: object, prefix: str = "", out: dict[str, object] | None = Non
     out = {} if out is None else out
     nested = isinstance(value, (list, tuple)) and value and (
         every_list or any(isinstance(v, (dict, list, tuple)) for v in value))
-    if isinstance(value, dict) and value:
-        for k, v in value.items():
+    if (isinstance(value, dict) and value) or nested:
+        items = value.items() if isinstance(value, dict) else enumerate(value)  # type: ignore
+        for k, v in items:
             flatten(v, f"{prefix}.{k}" if prefix else str(k), out, every_list=every_list)
-    elif nested:
-        for i, v in enumerate(value):  # type: ignore[arg-type]
-            flatten(v, f"{prefix}.{i}" if prefix else str(i), out, every_list=every_list)
     else:
         out[prefix] = json.loads(json.dumps(value, default=str))
     return out
@@ -82,11 +80,6 @@ def stage_print(*parts: object) -> Print:
     made = Print(digest(parts, algorithm=STAGE_HASH))
     made.identity = flatten({str(i): p for i, p in enumerate(parts)})
     return made
-
-
-def _default(field: Any) -> Any:
-    """A field's default value, as JSON."""
-    return to_jsonable_python(field.get_default(call_default_factory=True, validated_data={}))
 
 
 def _enters(role: Role, resumable: bool, scope: Scope, legacy: bool) -> bool:
@@ -126,11 +119,10 @@ def covered(tree: dict[str, Any], model: type[BaseModel], scope: Scope = Scope.R
 def _covered_default(field: Any, section: type[BaseModel] | None, is_list: bool,
                      legacy: bool) -> Any:
     """A field's default as :func:`covered` leaves it in a run key."""
-    default = _default(field)
+    default = to_jsonable_python(field.get_default(call_default_factory=True, validated_data={}))
     if section is None or default is None:
         return default
-    items = default if is_list else [default]
-    for item in items:
+    for item in default if is_list else [default]:
         covered(item, section, Scope.RUN, legacy=legacy)
     return default
 

@@ -9,6 +9,7 @@ text: the user and password of a URL (``s3://AKIA…:secret@host``), AWS access 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import reprlib
@@ -76,14 +77,10 @@ class _Summary(reprlib.Repr):
             return "{}"
         if level <= 0:
             return "{...}"
-        pieces = []
-        for i, key in enumerate(x):
-            if i == self.maxdict:
-                pieces.append("...")
-                break
-            value = MASK if SECRET_KEY.search(str(key)) else self.repr1(x[key], level - 1)
-            pieces.append(f"{self.repr1(key, level - 1)}: {value}")
-        return "{" + ", ".join(pieces) + "}"
+        pieces = [f"{self.repr1(key, level - 1)}: "
+                  f"{MASK if SECRET_KEY.search(str(key)) else self.repr1(x[key], level - 1)}"
+                  for key in itertools.islice(x, self.maxdict)]
+        return "{" + ", ".join(pieces + ["..."] * (len(x) > self.maxdict)) + "}"
 
 
 _SUMMARY = _Summary()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import queue
@@ -88,9 +89,7 @@ def stall_error(what: str, timeout_s: float, where: str = "", why: str = RAY_STU
 
 def _close(items: Iterable) -> None:
     """Close ``items`` if it is a generator (a Ray Data iterator shuts its executor down)."""
-    close = getattr(items, "close", None)
-    if close is not None:
-        close()
+    getattr(items, "close", lambda: None)()
 
 
 def watch(items: Iterable[T], timeout_s: float | None, what: str,
@@ -119,11 +118,9 @@ def watch(items: Iterable[T], timeout_s: float | None, what: str,
         """Give ``entry`` to the caller; False once the caller has stopped listening (a
         blocking put would keep this thread, and ``items``' actors, alive for good)."""
         while not stop.is_set():
-            try:
+            with contextlib.suppress(queue.Full):
                 box.put(entry, timeout=0.5)
                 return True
-            except queue.Full:
-                continue
         return False
 
     def pump() -> None:
@@ -222,22 +219,9 @@ class StallError(ResourcesError, TimeoutError):
     :func:`call_watched`)."""
 
 
-def largest_node() -> dict[str, float]:
-    """The resources of the largest alive node (by CPUs) of the connected Ray cluster."""
-    import ray
-
-    nodes = [n.get("Resources", {}) for n in ray.nodes() if n.get("Alive")]
-    return max(nodes, key=lambda r: r.get("CPU", 0.0), default={})
-
-
 def ray_address(cfg: RayConfig) -> str | None:
     """The cluster to join: ``ray.address``, else ``$RAY_ADDRESS``; ``None``: embedded."""
     return cfg.address or os.environ.get("RAY_ADDRESS")
-
-
-def embedded(cfg: RayConfig) -> bool:
-    """Whether paralib runs (or will run) Ray embedded in this process: no address."""
-    return not ray_address(cfg)
 
 
 def check_fits(cfg: RayConfig, bundle: dict[str, float], what: str, count: int = 1) -> None:
@@ -251,7 +235,9 @@ def check_fits(cfg: RayConfig, bundle: dict[str, float], what: str, count: int =
     import ray
 
     total = ray.cluster_resources()
-    node = largest_node()
+    # the largest alive node, by CPUs
+    node = max((n.get("Resources", {}) for n in ray.nodes() if n.get("Alive")),
+               key=lambda r: r.get("CPU", 0.0), default={})
     short = [k for k, v in bundle.items() if v > 0 and v > node.get(k, 0.0) + 1e-9]
     over = [k for k, v in bundle.items() if v > 0 and v * count > total.get(k, 0.0) + 1e-9]
     if not (short or over):
@@ -261,25 +247,24 @@ def check_fits(cfg: RayConfig, bundle: dict[str, float], what: str, count: int =
     whole = ", ".join(f"{k}={total.get(k, 0):g}" for k in bundle if bundle[k])
     message = (f"{what}: {count} x {{{asked}}} cannot be placed: the largest node has "
                f"{{{have}}} and the cluster {{{whole}}}; lower the request or add nodes")
-    if not embedded(cfg):
-        if cfg.node_types:
-            types = node_types(cfg.node_types)
-            fits = [n for n, (res, _) in types.items()
-                    if all(v <= res.get(k, 0.0) + 1e-9 for k, v in bundle.items() if v > 0)]
-            most = {k: total.get(k, 0.0) + sum(r.get(k, 0.0) * m for r, m in types.values())
-                    for k in bundle}
-            if not fits or any(v * count > most[k] + 1e-9 for k, v in bundle.items() if v > 0):
-                shown = "; ".join(f"{n} {{{', '.join(f'{k}={v:g}' for k, v in r.items())}}} "
-                                  f"x{m}" for n, (r, m) in types.items())
-                raise ResourceRequestError(
-                    f"{message}; nor can the autoscaler add one: the node types of "
-                    f"{cfg.node_types} are {shown}")
-            log.warning("%s (waiting for the autoscaler to add a node of type %s)", message,
-                        " or ".join(fits))
-            return
+    if not ray_address(cfg):  # an embedded Ray: nothing can be added
+        raise ResourceRequestError(message)
+    if not cfg.node_types:
         log.warning("%s (waiting in case an autoscaler adds nodes)", message)
         return
-    raise ResourceRequestError(message)
+    types = node_types(cfg.node_types)
+    fits = [n for n, (res, _) in types.items()
+            if all(v <= res.get(k, 0.0) + 1e-9 for k, v in bundle.items() if v > 0)]
+    most = {k: total.get(k, 0.0) + sum(r.get(k, 0.0) * m for r, m in types.values())
+            for k in bundle}
+    if not fits or any(v * count > most[k] + 1e-9 for k, v in bundle.items() if v > 0):
+        shown = "; ".join(f"{n} {{{', '.join(f'{k}={v:g}' for k, v in r.items())}}} "
+                          f"x{m}" for n, (r, m) in types.items())
+        raise ResourceRequestError(
+            f"{message}; nor can the autoscaler add one: the node types of "
+            f"{cfg.node_types} are {shown}")
+    log.warning("%s (waiting for the autoscaler to add a node of type %s)", message,
+                " or ".join(fits))
 
 
 def node_types(path: str) -> dict[str, tuple[dict[str, float], int]]:

@@ -98,9 +98,7 @@ def format_errors(exc: ValidationError, source: str) -> str:
     lines = [f"invalid configuration in {source}:"]
     for err in exc.errors():
         loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = err["msg"]
-        if err["type"] == "extra_forbidden":
-            msg = "unknown key"
+        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
         got = err.get("input")
         hide = err["type"] == "extra_forbidden" or isinstance(got, dict)
         secret = any(SECRET_KEY.search(str(p)) for p in err["loc"])

@@ -58,8 +58,7 @@ def split_sizes(n_refs: int, max_fraction: float,
     return train, dev, test
 
 
-def make_splits(pairs: pd.DataFrame, max_fraction: float, seed: int,
-                sizes: tuple[int, int, int] = PAPER_SPLIT) -> dict[str, Split]:
+def make_splits(pairs: pd.DataFrame, max_fraction: float, seed: int) -> dict[str, Split]:
     """Hold out references with their k-best lists and split them into train/dev/test.
 
     Hypotheses identical to their reference are dropped (the same sentence cannot carry both
@@ -76,7 +75,7 @@ def make_splits(pairs: pd.DataFrame, max_fraction: float, seed: int,
     df = df[df["ref"] != df["trans"]].reset_index(drop=True)
     group = df.groupby(keys, sort=True).ngroup().to_numpy()
     n_groups = int(group.max()) + 1 if len(group) else 0
-    train_n, dev_n, test_n = split_sizes(n_groups, max_fraction, sizes)
+    train_n, dev_n, test_n = split_sizes(n_groups, max_fraction)
     chosen = np.random.default_rng(seed).permutation(n_groups)
     bounds = {"train": chosen[:train_n], "dev": chosen[train_n:train_n + dev_n],
               "test": chosen[train_n + dev_n:train_n + dev_n + test_n]}

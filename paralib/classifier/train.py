@@ -20,13 +20,8 @@ import pandas as pd
 import torch
 from torch import nn
 
-from paralib.classifier.data import PAPER_SPLIT, Split, make_splits
-from paralib.classifier.model import (
-    METRICS_FILE,
-    NetConfig,
-    RefClassifierNet,
-    ReferenceClassifier,
-)
+from paralib.classifier.data import Split, make_splits
+from paralib.classifier.model import METRICS_FILE, NetConfig, RefClassifierNet, ReferenceClassifier
 from paralib.classifier.vocab import Vocab
 
 log = logging.getLogger(__name__)
@@ -65,11 +60,8 @@ def fit_one(train: Split, dev: Split, dev_neg: list[str], vocab: Vocab, net_cfg:
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     loss_fn = nn.CrossEntropyLoss()
     for _ in range(epochs):
-        if negative == "hardest":
-            negs = train.hardest_negatives(clf.predict_proba(train.hyps))
-        else:
-            negs = train.random_negatives(rng)
-        texts, labels = _examples(train, negs)
+        texts, labels = _examples(train, train.hardest_negatives(clf.predict_proba(train.hyps))
+                                  if negative == "hardest" else train.random_negatives(rng))
         net.train()
         order = rng.permutation(len(texts))
         for start in range(0, len(order), batch_size):
@@ -94,12 +86,7 @@ def train_classifier(
     epochs: int = 10,
     lr: float = 0.001,
     batch_size: int = 100,
-    dim: int = 100,
-    hidden: int = 100,
-    max_len: int = 100,
-    max_vocab: int = 50_000,
     max_fraction: float = 0.25,
-    sizes: tuple[int, int, int] = PAPER_SPLIT,
     seed: int = 0,
     threads: int | None = None,
 ) -> dict:
@@ -107,7 +94,7 @@ def train_classifier(
 
     ``pairs`` has ``id`` (and ``corpus``), ``ref`` and ``trans`` (every hypothesis of the
     k-best lists). At most ``max_fraction`` of the references are held out (the paper's 50,000
-    of 190,000 is about a quarter) and split ``sizes`` (8:1:1 when smaller). Writes to
+    of 190,000 is about a quarter) and split 40,000 / 5,000 / 5,000 (8:1:1 when smaller). Writes to
     ``out_dir``: one model folder per encoder, ``metrics.json`` (Table 8 rows, the grid, the
     best encoder on dev) and ``heldout.parquet`` (corpus/id of the held-out references, to
     leave out of mining). Returns the metrics.
@@ -121,15 +108,15 @@ def train_classifier(
     t0 = time.time()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    splits = make_splits(pairs, max_fraction, seed, sizes)
+    splits = make_splits(pairs, max_fraction, seed)
     train, dev, test = splits["train"], splits["dev"], splits["test"]
-    vocab = Vocab.build(train.refs + train.hyps, max_size=max_vocab)
+    vocab = Vocab.build(train.refs + train.hyps)
     rng = np.random.default_rng(seed + 1)
     dev_neg, test_neg = dev.random_negatives(rng), test.random_negatives(rng)
     split_counts = {k: len(v.refs) for k, v in splits.items()}
     metrics: dict = {"split": split_counts, "vocab": len(vocab), "models": {}}
     for encoder in encoders:
-        net_cfg = NetConfig(encoder, len(vocab), dim, hidden, max_len)
+        net_cfg = NetConfig(encoder, len(vocab))
         best: tuple[float, ReferenceClassifier | None, dict] = (-1.0, None, {})
         grid = []
         for l2, negative in product(l2_grid, negatives):
@@ -141,8 +128,7 @@ def train_classifier(
             if dev_acc["acc"] > best[0]:
                 best = (dev_acc["acc"], copy.deepcopy(clf), grid[-1])
         clf, chosen = best[1], best[2]
-        result = {"l2": chosen["l2"], "negative": chosen["negative"], "dev": chosen["dev"],
-                  "test": accuracy(clf, test, test_neg), "grid": grid}
+        result = {**chosen, "test": accuracy(clf, test, test_neg), "grid": grid}
         clf.info = {k: result[k] for k in ("l2", "negative", "dev", "test")}
         clf.info.update(split=split_counts, epochs=epochs, lr=lr, batch_size=batch_size)
         clf.save(out / encoder)

@@ -27,8 +27,7 @@ class Vocab:
     def build(cls, texts: Iterable[str], max_size: int = 50_000, min_count: int = 1) -> Vocab:
         """The ``max_size`` most frequent tokens of ``texts`` seen ``min_count`` times or more."""
         counts = Counter(tok for toks in tokenize_all(texts) for tok in toks)
-        kept = [w for w, c in counts.most_common(max_size) if c >= min_count]
-        return cls(kept)
+        return cls(w for w, c in counts.most_common(max_size) if c >= min_count)
 
     def save(self, path: str | Path) -> None:
         """One word a line, in index order."""

@@ -77,8 +77,7 @@ def _remaining(deadline: float) -> float:
 
 def _connect(address: str, host: str, port: int, deadline: float) -> None:
     try:
-        with socket.create_connection((host, port), timeout=_remaining(deadline)):
-            pass
+        socket.create_connection((host, port), timeout=_remaining(deadline)).close()
     except TimeoutError:
         raise ClusterAddressError(f"Ray address {address!r}: no answer from {host}:{port} "
                                   "(connection timed out)") from None

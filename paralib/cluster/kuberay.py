@@ -147,13 +147,9 @@ def validate_kuberay_manifest(path: str | Path, shape: bool = True) -> list[Base
     ``shape=True`` also requires paralib's cluster shape (see the module docstring). Errors are
     :class:`ClusterConfigError` naming the file and the dotted field.
     """
-    source = str(path)
-    out = []
     docs = load_documents(path)
-    for i, doc in enumerate(docs):
-        prefix = f"document {i + 1}: " if len(docs) > 1 else ""
-        out.append(validate_manifest(doc, source, prefix, shape))
-    return out
+    return [validate_manifest(doc, str(path), f"document {i + 1}: " if len(docs) > 1 else "",
+                              shape) for i, doc in enumerate(docs)]
 
 
 def validate_manifest(doc: dict[str, Any], source: str, prefix: str = "",

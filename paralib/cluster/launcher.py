@@ -35,8 +35,7 @@ def validate_launcher_config(path: str | Path, shape: bool = True) -> dict[str, 
     docs = load_documents(path)
     if len(docs) != 1:
         raise ClusterConfigError(source, "", f"expected one YAML document, found {len(docs)}")
-    raw = docs[0]
-    prepared = ray_validate(raw, source)
+    prepared = ray_validate(docs[0], source)
     if shape:
         check_paralib_shape(prepared, source)
     return prepared
@@ -137,15 +136,12 @@ def _check_setup(config: dict[str, Any], name: str, node_type: dict[str, Any], i
 def _check_images(config: dict[str, Any], source: str) -> None:
     """Every Ray image named in the config carries the pinned Ray version."""
     version = ray_version()
-    images: list[tuple[str, str]] = []
     docker = config.get("docker") or {}
-    for key in ("image", "head_image", "worker_image"):
-        if docker.get(key):
-            images.append((f"docker.{key}", docker[key]))
-    for name, node_type in config["available_node_types"].items():
-        image = (node_type.get("docker") or {}).get("worker_image")
-        if image:
-            images.append((f"available_node_types.{name}.docker.worker_image", image))
+    images = [(f"docker.{key}", docker[key]) for key in ("image", "head_image", "worker_image")
+              if docker.get(key)]
+    images += [(f"available_node_types.{name}.docker.worker_image", image)
+               for name, node_type in config["available_node_types"].items()
+               if (image := (node_type.get("docker") or {}).get("worker_image"))]
     for field, image in images:
         if image.startswith("rayproject/") and f":{version}" not in image:
             raise ClusterConfigError(source, field,

@@ -71,9 +71,9 @@ def fake_autoscaling_config(head: NodeSpec, worker_types: dict[str, dict[str, An
     """
     types: dict[str, Any] = {
         FAKE_HEAD_TYPE: {"resources": {"CPU": head.num_cpus, **head.resources},
-                         "node_config": {}, "max_workers": 0}}
-    for name, spec in worker_types.items():
-        types[name] = {"node_config": {}, "min_workers": 0, **spec}
+                         "node_config": {}, "max_workers": 0},
+        **{name: {"node_config": {}, "min_workers": 0, **spec}
+           for name, spec in worker_types.items()}}
     return {
         "cluster_name": "paralib-local",
         "max_workers": sum(t.get("max_workers", 1) for t in worker_types.values()),

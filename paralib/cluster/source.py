@@ -40,10 +40,7 @@ def dotted(parts: Iterable[Any]) -> str:
     """``("spec", "workerGroupSpecs", 0, "groupName")`` → ``spec.workerGroupSpecs[0].groupName``."""
     out = ""
     for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += ("." if out else "") + str(part)
+        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
     return out
 
 

@@ -190,11 +190,8 @@ def write_caption_pairs(output: str, split: str = "train", limit: int | None = N
             done.append(finish(report, s3, t0))
 
     written: list[StageManifest] = []
-
-    def where() -> str:
-        return f"{len(written)} of {len(plan.items)} shards written by this run"
-
-    for counts in watch(shards(), stall_s, "captions", where,
+    for counts in watch(shards(), stall_s, "captions",
+                        lambda: f"{len(written)} of {len(plan.items)} shards written by this run",
                         why="writing its output does not return (an S3 store that accepts "
                         "connections but does not answer, a hung network disk)"):
         written.append(counts)

@@ -94,10 +94,9 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "captions":
         from paralib.corpora.captions import write_caption_pairs
 
-        report = write_caption_pairs(output, args.split, args.limit,
-                                     cfg.bitext.shard_rows, overwrite=args.overwrite, s3=s3,
-                                     stall_s=cfg.ray.stall_timeout_s)
-        print(report.text())
+        print(write_caption_pairs(output, args.split, args.limit, cfg.bitext.shard_rows,
+                                  overwrite=args.overwrite, s3=s3,
+                                  stall_s=cfg.ray.stall_timeout_s).text())
         return 0
     from paralib.corpora.sts_sentences import write_sts_sentences
 

@@ -80,11 +80,10 @@ def canonical(code: str) -> str:
     if raw.lower() in KEEP:
         return raw.lower()
     try:
-        tag = langcodes.standardize_tag(raw, macro=True)
+        return langcodes.standardize_tag(raw, macro=True)
     except (langcodes.tag_parser.LanguageTagError, ValueError) as exc:
         raise LanguageError(f"'{code}' is not a language code (ISO 639 or BCP-47): "
                             f"{exc}") from None
-    return tag
 
 
 def base(code: str) -> str:
@@ -123,7 +122,4 @@ def scripts(code: str) -> frozenset[str]:
         if likely:
             found.add(likely)
         found |= EXTRA_SCRIPTS.get(lang.language or "", set())
-    out: set[str] = set()
-    for s in found:
-        out |= COMPOSITE.get(s, {s})
-    return frozenset(out)
+    return frozenset(u for s in found for u in COMPOSITE.get(s, {s}))

@@ -78,8 +78,7 @@ def format_counts(counts: dict[str, dict[str, int]], per_language: bool) -> str:
                      f"{c.about} ({c.licence})")
         if per_language:
             items = [f"{lang} {n:,}" for lang, n in per.items()]
-            for i in range(0, len(items), 8):
-                lines.append("    " + ", ".join(items[i:i + 8]))
+            lines += ["    " + ", ".join(items[i:i + 8]) for i in range(0, len(items), 8)]
     total = sum(sum(p.values()) for p in counts.values())
     lines.append(f"{'total':<20} {'':<11} {'':>9} {total:>10,}")
     return "\n".join(lines)

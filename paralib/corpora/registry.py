@@ -193,13 +193,10 @@ def _bible_files(root: Path) -> dict[str, dict[str, str]]:
     table = root / "translations.tsv"
     if table.is_file():
         with table.open(encoding="utf-8", newline="") as f:
-            for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
-                rows[row["file"].removesuffix(".txt.gz")] = row
-    out = {}
-    for f in sorted(root.glob("*.txt.gz")):
-        tid = f.name.removesuffix(".txt.gz")
-        out[tid] = rows.get(tid, {"lang": tid.split("-", 1)[0], "script": ""})
-    return out
+            rows = {row["file"].removesuffix(".txt.gz"): row
+                    for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)}
+    tids = [f.name.removesuffix(".txt.gz") for f in sorted(root.glob("*.txt.gz"))]
+    return {t: rows.get(t, {"lang": t.split("-", 1)[0], "script": ""}) for t in tids}
 
 
 def _english_bibles(root: Path) -> list[str]:

@@ -34,10 +34,7 @@ def sts_sentences(year: int, scored_only: bool = False,
         pairs = (list(zip(scored.a, scored.b, strict=True)) if scored_only
                  else read_sts_input(root, year, name))
         before = len(seen)
-        for pair in pairs:
-            for s in pair:
-                if s.strip():
-                    seen.setdefault(s.strip(), None)
+        seen.update(dict.fromkeys(s.strip() for pair in pairs for s in pair if s.strip()))
         sets[scored.name] = {"pairs": len(pairs), "new_sentences": len(seen) - before}
     return list(seen), sets
 

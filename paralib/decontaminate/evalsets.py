@@ -193,9 +193,8 @@ def missing_sets(data: Path) -> dict[str, str]:
     file (such a set is checked only against its files that are there, or not at all)."""
     out: dict[str, str] = {}
     for src in eval_sources(data):
-        gone = src.missing_file()
-        if gone is not None and src.set_name not in out:
-            out[src.set_name] = str(gone)
+        if (gone := src.missing_file()) is not None:
+            out.setdefault(src.set_name, str(gone))
     return out
 
 
@@ -209,17 +208,15 @@ def eval_sentences(data: Path,
     caller reports those sets as not checked. :func:`missing_sets` gives the same without
     reading.
     """
+    missing = {} if missing is None else missing
     for src in eval_sources(data):
         gone = src.missing_file()
         if gone is not None:
-            if missing is not None:
-                missing.setdefault(src.set_name, str(gone))
+            missing.setdefault(src.set_name, str(gone))
             continue
         try:
             sentences = src.read()
         except MissingDataError as exc:
-            if missing is not None:
-                missing.setdefault(src.set_name, str(exc.path))
+            missing.setdefault(src.set_name, str(exc.path))
             continue
-        for sentence in sentences:
-            yield src.set_name, sentence
+        yield from ((src.set_name, sentence) for sentence in sentences)

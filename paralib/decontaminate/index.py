@@ -20,6 +20,7 @@ fingerprint of the parameters and of every evaluation file's path, size and mtim
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -125,11 +126,9 @@ class EvalIndex:
         names = list(EVAL_SETS)
         ids = {n: i for i, n in enumerate(names)}
         missing: dict[str, str] = {}
-        texts: list[str] = []
-        sid: list[int] = []
-        for name, sentence in eval_sentences(data, missing):
-            texts.append(sentence)
-            sid.append(ids[name])
+        found = list(eval_sentences(data, missing))
+        texts = [sentence for _, sentence in found]
+        sid = [ids[name] for name, _ in found]
         set_of = np.asarray(sid, dtype=SET_ID)
         normal, flat, lengths = bulk_forms(texts)
         nonempty = np.fromiter((bool(f) for f in normal), dtype=bool, count=len(normal))
@@ -189,13 +188,11 @@ class EvalIndex:
         when a file with the same :func:`fingerprint` is there, else built and saved there."""
         key = fingerprint(Path(data), ngram, min_tokens)
         path = Path(cache_dir or default_cache_dir()) / f"evalindex-{key[:24]}.npz"
-        if path.is_file():
-            try:
+        if path.is_file():  # unreadable or stale: rebuilt and overwritten
+            with contextlib.suppress(OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
                 index = cls.load(path)
                 if index.fingerprint == key:
                     return index
-            except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
-                pass  # unreadable or stale: rebuild and overwrite
         index = cls.build(data, ngram, min_tokens)
         index.save(path)
         return index

@@ -60,11 +60,6 @@ def _tables() -> tuple[np.ndarray, np.ndarray]:
     return marked(r"[\p{P}\p{Z}\p{Cc}\s]"), ~marked(r"[^\p{L}\p{M}\p{N}]")
 
 
-def _codepoints(text: str) -> np.ndarray:
-    """The code points of ``text`` (a writable uint32 array)."""
-    return np.frombuffer(bytearray(text.encode("utf-32-le", "surrogatepass")), dtype=np.uint32)
-
-
 def _per_text(mask: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """How many ``True`` of ``mask`` fall in each text (texts start at ``offsets``)."""
     bounds = np.append(offsets, len(mask))
@@ -84,7 +79,9 @@ def bulk_forms(texts: Sequence[str | None]) -> tuple[list[str], list[str], np.nd
     if n == 0:
         return [], [], np.zeros(0, dtype=np.int64)
     strip, word = _tables()
-    cps = _codepoints(" ".join(folded) + " ")  # each text, then one space
+    # the code points (a writable array) of each text, then one space
+    cps = np.frombuffer(bytearray((" ".join(folded) + " ").encode("utf-32-le", "surrogatepass")),
+                        dtype=np.uint32)
     sizes = np.fromiter((len(f) + 1 for f in folded), dtype=np.int64, count=n)
     offsets = np.cumsum(sizes) - sizes
     keep = ~strip[cps]

@@ -54,11 +54,6 @@ CORPUS_SCHEMA = pa.schema(
 DUPLICATE = "duplicate pair"
 
 
-def pair_hashes(batch: pd.DataFrame) -> np.ndarray:
-    """int64 hashes of ``(src_lang, src, ref)``: equal pairs, equal hashes."""
-    return group_ids((batch["src_lang"] + "\t" + batch["src"] + "\t" + batch["ref"]).tolist())
-
-
 class DecontaminateActor:
     """Holds one :class:`EvalIndex` (built once in the driver and shipped through the object
     store, so worker nodes need no copy of the evaluation sets); a row with a side in an
@@ -80,15 +75,11 @@ class DecontaminateActor:
         hit = ok & (reasons != "")
         batch.loc[hit, "raw"] = (batch.loc[hit, "src"].str.slice(0, 200) + "\t"
                                  + batch.loc[hit, "ref"].str.slice(0, 200))
-        batch["pair_hash"] = pair_hashes(batch)
+        # int64 hashes of (src_lang, src, ref): equal pairs, equal hashes
+        batch["pair_hash"] = group_ids(
+            (batch["src_lang"] + "\t" + batch["src"] + "\t" + batch["ref"]).tolist())
         batch["_first"] = True
         return batch
-
-
-def _data_parts(out: str, keys: list[str], s3: S3Options | None) -> list[tuple[str, str]]:
-    """``(shard key, part path)`` of every data part, in shard order then part order."""
-    fs, inner = pfs.resolve(pfs.join(out, "data"), s3)
-    return [(key, f) for key in keys for f in parquet_files(fs, pfs.join(inner, key))]
 
 
 def _repeats(flat: np.ndarray, bucket_rows: int = 250_000) -> np.ndarray:
@@ -150,8 +141,9 @@ def remove_duplicates(out: str, keys: list[str], s3: S3Options | None,
     driver never holds a row's text."""
     import ray
 
-    fs, _ = pfs.resolve(out, s3)
-    parts = _data_parts(out, keys, s3)
+    fs, inner = pfs.resolve(pfs.join(out, "data"), s3)
+    # (shard key, part path) of every data part, in shard order then part order
+    parts = [(key, f) for key in keys for f in parquet_files(fs, pfs.join(inner, key))]
     if not parts:
         return 0
     cols = [pq.read_table(p, columns=["pair_hash"], filesystem=fs).column(0).to_numpy()
@@ -162,10 +154,7 @@ def remove_duplicates(out: str, keys: list[str], s3: S3Options | None,
     repeat = _repeats(flat)
     del flat
     todo: dict[str, list[tuple[str, np.ndarray]]] = {}
-    start = 0
-    for (key, path), n in zip(parts, sizes, strict=True):
-        mask = repeat[start:start + n]
-        start += n
+    for (key, path), mask in zip(parts, np.split(repeat, np.cumsum(sizes)[:-1]), strict=True):
         if mask.any():
             todo.setdefault(key, []).append((path, mask.copy()))
     task = ray.remote(num_cpus=0.25)(drop_repeats)

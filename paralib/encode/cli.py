@@ -55,9 +55,7 @@ def check_inputs(patterns: list[str]) -> None:
     is checked by the stage, after its bucket)."""
     from paralib.io.fs import expand_glob, is_s3
 
-    for pattern in patterns:
-        if is_s3(pattern):
-            continue
+    for pattern in [p for p in patterns if not is_s3(p)]:
         try:
             expand_glob(pattern)
         except FileNotFoundError as exc:

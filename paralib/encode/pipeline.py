@@ -78,13 +78,6 @@ def model_stamp(model: str, s3: S3Options | None = None) -> dict:
     return {"config": hashlib.sha1(raw).hexdigest()[:16], "weights_bytes": info.size}
 
 
-def _drop_summary(out: str, s3: S3Options | None) -> None:
-    """An output being extended is unfinished again until :func:`finish` writes the totals."""
-    if pfs.exists(summary_path(out), s3):
-        fs, inner = pfs.resolve(summary_path(out), s3)
-        fs.delete_file(inner)
-
-
 class Encoding(ShardedStage):
     """Text shards through a pool of :class:`EncodeActor`, which reads, encodes and writes
     each shard."""
@@ -125,8 +118,10 @@ class Encoding(ShardedStage):
 
     def before(self, keys: list[str], report: StageReport) -> list[str]:
         """An output being extended is unfinished again until its summary is rewritten."""
-        if keys:
-            _drop_summary(self.output, self.ctx.storage)
+        summary, s3 = summary_path(self.output), self.ctx.storage
+        if keys and pfs.exists(summary, s3):
+            fs, inner = pfs.resolve(summary, s3)
+            fs.delete_file(inner)
         return keys
 
     def work(self, cluster: dict, keys: list[str]) -> Work:

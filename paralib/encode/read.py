@@ -132,12 +132,7 @@ def bulk_lines(spec: ShardSpec, s3: S3Options | None = None) -> list[str] | None
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if not text:
-        return []
-    lines = text.split("\n")
-    if text.endswith("\n"):
-        lines.pop()
-    return lines
+    return text.removesuffix("\n").split("\n") if text else []
 
 
 def read_text_shard(spec: ShardSpec, max_chars: int, s3: S3Options | None = None

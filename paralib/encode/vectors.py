@@ -20,13 +20,6 @@ class VectorsError(InputError, ValueError):
     """Stored vectors that cannot be read (an unfinished encode output, missing columns)."""
 
 
-def vectors_schema(dim: int, dtype: str) -> pa.Schema:
-    """The schema of an encode output part."""
-    value = pa.float16() if dtype == "float16" else pa.float32()
-    return pa.schema([("id", pa.string()), ("text", pa.string()), ("lang", pa.string()),
-                      ("embedding", pa.list_(value, dim))])
-
-
 # Floats neither repeat nor compress well as bytes (zstd saved under 10 % of a float32 part
 # and took as long as encoding it): the vectors are stored plain, without a dictionary or
 # min/max statistics (no reader filters on them; they cost a tenth of writing a part); the
@@ -41,10 +34,12 @@ def vectors_table(ids: list[str], texts: list[str], lang: str, emb: np.ndarray,
     """One part: ``emb`` (n × d) stored as ``dtype``, row i being ``ids[i]``."""
     n, dim = emb.shape
     values = pa.array(np.ascontiguousarray(emb, dtype=np.dtype(dtype)).reshape(-1))
+    value = pa.float16() if dtype == "float16" else pa.float32()
     return pa.Table.from_arrays(
         [pa.array(ids, pa.string()), pa.array(texts, pa.string()),
          pa.array([lang] * n, pa.string()), pa.FixedSizeListArray.from_arrays(values, dim)],
-        schema=vectors_schema(dim, dtype))
+        schema=pa.schema([("id", pa.string()), ("text", pa.string()), ("lang", pa.string()),
+                          ("embedding", pa.list_(value, dim))]))
 
 
 @dataclass

@@ -12,6 +12,7 @@ Rows a scorer cannot score (an empty translation, a NaN cost) are named by
 
 from __future__ import annotations
 
+import functools
 import importlib
 from enum import Enum
 from typing import Any, ClassVar
@@ -43,23 +44,17 @@ class Scorer:
     requires: ClassVar[tuple[str, ...]] = ("ref", "trans")
     direction: ClassVar[Direction] = Direction.CLEAN_BETWEEN
     needs_actor: ClassVar[bool] = False  # loads a model: run in an actor pool
-    _tokens: BatchCache | None = None
 
     def __init__(self, **params: Any):
         if params:
             raise ScorerError(f"scorer '{self.name}' takes no parameters, got {sorted(params)}")
 
-    @property
+    @functools.cached_property
     def tokens(self) -> BatchCache:
         """The tokens of the last batch (:func:`~paralib.filters.tokenize.pair_tokens`): the
-        scorer's own cache, or the one a scoring actor shares between all its scorers."""
-        if self._tokens is None:
-            self._tokens = BatchCache()
-        return self._tokens
-
-    @tokens.setter
-    def tokens(self, cache: BatchCache) -> None:
-        self._tokens = cache
+        scorer's own cache, or the one a scoring actor shares between all its scorers (set
+        by assigning it)."""
+        return BatchCache()
 
     def setup(self) -> None:
         """Load models or tables; called once per worker before the first batch."""

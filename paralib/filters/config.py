@@ -47,10 +47,6 @@ class ScorerSpec(Strict):
         return self
 
 
-def _default_scorers() -> list[ScorerSpec]:
-    return [ScorerSpec(type=t) for t in ("length", "cost", "overlap", "bleu", "duplicates")]
-
-
 class ScoreConfig(Strict):
     """``paralib score``: adds one column per scorer to the rows of a stage output."""
 
@@ -61,7 +57,8 @@ class ScoreConfig(Strict):
     output: KeptForOldRecords[ExpandedPath] = Field(
         default="output/score",
         description="Folder of the scored rows: the input's columns plus one per scorer.")
-    scorers: ChangesResults[list[ScorerSpec]] = Field(default_factory=_default_scorers)
+    scorers: ChangesResults[list[ScorerSpec]] = Field(default_factory=lambda: [
+        ScorerSpec(type=t) for t in ("length", "cost", "overlap", "bleu", "duplicates")])
     rows_per_batch: KeptForOldRecords[int | None] = Field(
         default=None, ge=1,
         description="Rows per call of a scoring actor; null: a whole shard.")

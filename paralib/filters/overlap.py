@@ -51,8 +51,6 @@ class OverlapScorer(Scorer):
         """Overlap of orders 1-3 for every pair."""
         self.check(batch)
         toks = pair_tokens(batch, self.tokens)
-        out = {}
-        for n in self.orders:
-            out[f"overlap{n}"] = overlap(toks.matches(n), toks.totals("ref", n),
-                                         toks.totals("trans", n))
-        return pd.DataFrame(out, index=batch.index)
+        return pd.DataFrame({f"overlap{n}": overlap(toks.matches(n), toks.totals("ref", n),
+                                                    toks.totals("trans", n))
+                             for n in self.orders}, index=batch.index)

@@ -23,13 +23,7 @@ from paralib.io import fs as pfs
 from paralib.io.context import StageContext
 from paralib.io.fs import S3Options
 from paralib.io.runner import Actor, Plan, ShardedStage, Work, run_stage
-from paralib.io.shards import (
-    MARKERS,
-    NoOutputError,
-    complete_shards,
-    read_marker,
-    write_marker,
-)
+from paralib.io.shards import MARKERS, NoOutputError, complete_shards, read_marker, write_marker
 from paralib.io.stage import StageReport, fingerprint, line_of
 
 SCORERS = "_scorers.json"  # the scorers and the input of a score output

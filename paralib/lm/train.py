@@ -20,6 +20,7 @@ them), then ``PATH``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -75,14 +76,10 @@ def kenlm_tools_available() -> bool:
 
 
 def _run(cmd: list[str], stdin_path: Path | None = None, stdout_path: Path | None = None) -> None:
-    fin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL  # noqa: SIM115
-    fout = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL  # noqa: SIM115
-    try:
+    with contextlib.ExitStack() as files:
+        fin = files.enter_context(open(stdin_path, "rb")) if stdin_path else subprocess.DEVNULL
+        fout = files.enter_context(open(stdout_path, "wb")) if stdout_path else subprocess.DEVNULL
         proc = subprocess.run(cmd, stdin=fin, stdout=fout, stderr=subprocess.PIPE, check=False)
-    finally:
-        for f in (fin, fout):
-            if hasattr(f, "close"):
-                f.close()
     if proc.returncode != 0:
         tail = proc.stderr.decode(errors="replace").strip().splitlines()[-5:]
         raise RuntimeError(f"{Path(cmd[0]).name} failed (exit {proc.returncode}): "
@@ -109,9 +106,8 @@ def train_lm(texts: list[str], out_dir: str | Path, order: int = 3, memory: str 
         tmp_path = Path(tmp)
         corpus, arpa = tmp_path / "corpus.txt", tmp_path / "lm.arpa"
         corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        cmd = [str(lmplz), "-o", str(order), "-S", memory, "-T", str(tmp_path),
-               "--discount_fallback"]
-        _run(cmd, stdin_path=corpus, stdout_path=arpa)
+        _run([str(lmplz), "-o", str(order), "-S", memory, "-T", str(tmp_path),
+              "--discount_fallback"], stdin_path=corpus, stdout_path=arpa)
         _run([str(build_binary), "-S", memory, "-T", str(tmp_path), "probing", str(arpa),
               str(binary) + ".tmp"])
         os.replace(str(binary) + ".tmp", binary)

@@ -31,14 +31,7 @@ from paralib.io.context import StageContext
 from paralib.io.fs import S3Options
 from paralib.io.ownership import claim
 from paralib.io.shards import SUMMARY, write_marker
-from paralib.io.stage import (
-    StageError,
-    StageReport,
-    clear_output,
-    fingerprint,
-    finish,
-    write_parts,
-)
+from paralib.io.stage import StageError, StageReport, clear_output, fingerprint, finish, write_parts
 from paralib.mine.config import MineConfig
 from paralib.mine.index import IndexSpec
 from paralib.mine.margin import mine_pairs
@@ -81,16 +74,12 @@ def _index_text(info: dict) -> str:
     return f"{info['kind']}({extra})" if extra else info["kind"]
 
 
-def _is_vectors(path: str, s3) -> bool:
-    return path.endswith(".parquet") or is_encode_output(path, s3)
-
-
 def side_vectors(m: MineConfig, ctx: StageContext, side: str) -> tuple[Vectors, dict]:
     """The vectors of ``mine.src`` or ``mine.tgt`` and how they were made (text is encoded
     with the context's ``encode`` section)."""
     s3 = ctx.storage
     path, lang = getattr(m, side), getattr(m, f"{side}_lang")
-    if _is_vectors(path, s3):
+    if path.endswith(".parquet") or is_encode_output(path, s3):
         vec = read_vectors(path, s3)
         info = {"input": path, "kind": "vectors"}
         made = encode_model(path, s3)
@@ -160,11 +149,6 @@ def _ids_hash(vec: Vectors) -> str:
     return hashlib.sha1("\n".join(vec.ids).encode()).hexdigest()[:16]
 
 
-def _read_info(out: str, s3) -> dict | None:
-    path = pfs.join(out, INFO_FILE)
-    return json.loads(pfs.read_bytes(path, s3)) if pfs.exists(path, s3) else None
-
-
 def write_pairs(df: pd.DataFrame, out: str, corpus: str, part_rows: int, print_: str,
                 report: StageReport, s3) -> None:
     """Write the candidates in parts of ``part_rows`` rows (key ``<corpus>-<n>``), each with
@@ -200,9 +184,10 @@ def run(m: MineConfig, ctx: StageContext) -> MineResult:
 
 def _run(ctx: StageContext, m: MineConfig, s3: S3Options | None) -> MineResult:
     """The stage on an output folder that :func:`run` holds."""
-    previous = _read_info(m.output, s3)
+    info_path = pfs.join(m.output, INFO_FILE)
+    previous = json.loads(pfs.read_bytes(info_path, s3)) if pfs.exists(info_path, s3) else None
     if previous is None:  # marks the folder as this stage's before the vectors go in
-        pfs.write_bytes(pfs.join(m.output, INFO_FILE), b'{"fingerprint": null}', s3)
+        pfs.write_bytes(info_path, b'{"fingerprint": null}', s3)
     t0 = time.perf_counter()
     (x, src_info), (y, tgt_info) = side_vectors(m, ctx, "src"), side_vectors(m, ctx, "tgt")
     if x.matrix.shape[1] != y.matrix.shape[1]:
@@ -235,5 +220,5 @@ def _run(ctx: StageContext, m: MineConfig, s3: S3Options | None) -> MineResult:
             "indexes": indexes,
             "seconds": {"vectors": round(t_vectors, 2), "mine": round(t_mine, 2),
                         "total": round(time.perf_counter() - t0, 2)}}
-    pfs.write_bytes(pfs.join(m.output, INFO_FILE), json.dumps(info, indent=2).encode(), s3)
+    pfs.write_bytes(info_path, json.dumps(info, indent=2).encode(), s3)
     return MineResult(finish(report, s3, t0), info)

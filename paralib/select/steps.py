@@ -33,7 +33,8 @@ def require(df: pd.DataFrame, columns: list[str], what: str) -> None:
 def apply_bounds(df: pd.DataFrame, bounds: list[Bound], log: list[dict]) -> pd.DataFrame:
     """Keep rows inside every bound (NaN is outside); counts per bound, in turn (``kept``)
     and applied alone to the rows that reached the first bound (``kept_alone``)."""
-    masks = [_inside(df, b) for b in bounds]
+    masks = [within_bounds(pd.to_numeric(df[b.column], errors="coerce").to_numpy(dtype=float),
+                           b.lower, b.upper) for b in bounds]
     keep = np.ones(len(df), dtype=bool)
     for b, m in zip(bounds, masks, strict=True):
         log.append({"step": "bound", "column": b.column, "lower": b.lower, "upper": b.upper,
@@ -43,20 +44,13 @@ def apply_bounds(df: pd.DataFrame, bounds: list[Bound], log: list[dict]) -> pd.D
     return df[keep]
 
 
-def _inside(df: pd.DataFrame, b: Bound) -> np.ndarray:
-    values = pd.to_numeric(df[b.column], errors="coerce").to_numpy(dtype=float)
-    return within_bounds(values, b.lower, b.upper)
-
-
 def choose_hypotheses(df: pd.DataFrame, mode: str, rng: np.random.Generator,
                       log: list[dict]) -> pd.DataFrame:
     """``best`` (lowest ``rank``), ``random`` (one at random) per reference, or ``all``."""
     if mode != "all" and len(df):
         keys = group_keys(df)
-        if mode == "best" and "rank" in df.columns:
-            order = df.sort_values("rank", kind="stable")
-        else:
-            order = df.iloc[rng.permutation(len(df))]
+        order = (df.sort_values("rank", kind="stable") if mode == "best" and "rank" in df.columns
+                 else df.iloc[rng.permutation(len(df))])
         df = df.loc[order.groupby(keys, sort=False).head(1).index].sort_index()
     log.append({"step": "hypotheses", "mode": mode, "kept": len(df)})
     return df
