@@ -45,7 +45,7 @@ def cell(entry: dict | None, key: str, digits: int = 1) -> str:
 def pair_cell(entry: dict | None, a: str, b: str) -> str:
     """``a / b`` of an ok entry, else its status."""
     if entry is None or entry.get("status", "ok") != "ok":
-        return "-" if entry is None else entry["status"]
+        return cell(entry, a)
     return f"{num(entry.get(a))} / {num(entry.get(b))}"
 
 
