@@ -74,9 +74,7 @@ def save_figure(fig: Figure, path: Path, dpi: int = 80) -> Path:
 def bar_chart(title: str, ylabel: str, values: Values, path: Path) -> Path:
     """Grouped bars: categories on the x axis, one colour per model; saved as PNG."""
     plt = pyplot()
-    cats: list[str] = []
-    for d in values.values():
-        cats += [c for c in d if c not in cats]
+    cats = list(dict.fromkeys(c for d in values.values() for c in d))
     models = list(values)
     width = 0.8 / max(len(models), 1)
     fig, ax = plt.subplots(figsize=(min(16.0, 2.5 + len(cats) * (0.3 + 0.12 * len(models))),

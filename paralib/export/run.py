@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from paralib.export.errors import ExportError
 from paralib.export.static import STATIC_TARGETS, check_static
-from paralib.models.folder import MARKER, has_format
+from paralib.models.folder import MARKER, has_format, json_object
 
 if TYPE_CHECKING:
     from paralib.export.measure import Measured
@@ -53,10 +53,7 @@ class Exported:
 
 def made_by_export(folder: Path) -> bool:
     """Whether ``folder`` holds the marker of an earlier ``paralib export``."""
-    try:
-        return json.loads((folder / EXPORT_MARKER).read_text()).get("stage") == "export"
-    except (OSError, ValueError, AttributeError):
-        return False
+    return json_object(folder / EXPORT_MARKER).get("stage") == "export"
 
 
 def _what_blocks(out: Path) -> str | None:
