@@ -116,12 +116,9 @@ def random_sample_texts(data: Path, per_file: int = 10_000) -> list[str]:
         path = data / "bitext" / "xnli" / f"dev-{lang}.tsv"
         if not path.is_file():
             raise EvaluateError(f"random baselines: vocabulary sample file {path} is missing")
-        seen: dict[str, None] = {}
-        for line in path.read_text(encoding="utf-8-sig").splitlines():
-            for s in line.split("\t")[:2]:
-                if s.strip():
-                    seen.setdefault(s.strip())
-        texts += list(seen)
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+        texts += dict.fromkeys(s.strip() for line in lines for s in line.split("\t")[:2]
+                               if s.strip())
     for lang in ("cs", "de", "en", "fr"):
         path = data / "bitext" / "multi30k" / "task1" / "raw" / f"train.{lang}.gz"
         if not path.is_file():

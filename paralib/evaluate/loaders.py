@@ -156,12 +156,9 @@ def read_sick(data: Path, split: str) -> Pairs:
     lines = _lines(path, f"SICK {split}")
     head = lines[0].split("\t")
     ia, ib, isc = (head.index(c) for c in ("sentence_A", "sentence_B", "relatedness_score"))
-    rows, scores = [], []
-    for line in lines[1:]:
-        parts = line.split("\t")
-        rows.append((parts[ia], parts[ib]))
-        scores.append(_score(parts[isc]))
-    return _scored(split, rows, scores, [path])
+    fields = [line.split("\t") for line in lines[1:]]
+    return _scored(split, [(p[ia], p[ib]) for p in fields], [_score(p[isc]) for p in fields],
+                   [path])
 
 
 # STS 2017 (2019 §3.3, Table 2): track -> (file stem, language of column 1, of column 2)
@@ -303,14 +300,8 @@ class BuccSet:
 
 
 def _bucc_corpus(text: str) -> tuple[list[str], list[str]]:
-    ids, sents = [], []
-    for line in text.split("\n"):
-        if not line:
-            continue
-        i, s = line.rstrip("\r").split("\t", 1)
-        ids.append(i)
-        sents.append(s)
-    return ids, sents
+    rows = [line.rstrip("\r").split("\t", 1) for line in text.split("\n") if line]
+    return [i for i, _ in rows], [s for _, s in rows]
 
 
 def read_bucc(data: Path, pair: str) -> BuccSet:
