@@ -75,12 +75,8 @@ class Task:
 
 def overall_status(sets: dict[str, dict]) -> str:
     """``ok`` when any set was evaluated, else the status shared by the sets (or the first)."""
-    statuses = [s["status"] for s in sets.values()]
-    if not statuses:
-        return "skipped"
-    if "ok" in statuses:
-        return "ok"
-    return statuses[0]
+    statuses = [s["status"] for s in sets.values()] or ["skipped"]
+    return "ok" if "ok" in statuses else statuses[0]
 
 
 def register(cls: type[Task]) -> type[Task]:

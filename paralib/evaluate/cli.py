@@ -12,6 +12,7 @@ the folder's name). A model folder is a paralib model, a sentence-transformers f
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 from pathlib import Path
 
@@ -65,10 +66,7 @@ def _unique(name: str, taken: dict) -> str:
     """``name``, or ``name-2``, ``name-3``... when it is taken."""
     if name not in taken:
         return name
-    i = 2
-    while f"{name}-{i}" in taken:
-        i += 1
-    return f"{name}-{i}"
+    return next(f"{name}-{i}" for i in itertools.count(2) if f"{name}-{i}" not in taken)
 
 
 def summary(report: dict | EvalReport) -> list[str]:

@@ -34,9 +34,8 @@ def encode_texts(model: EvalModel, texts: list[str], lang: str, settings: Settin
 class EvalEncodeActor:
     """Ray Data callable class: loads the encoder once, encodes batches of ``text``."""
 
-    def __init__(self, source: EncoderSource, lang: str, batch_size: int):
+    def __init__(self, source: EncoderSource, batch_size: int):
         self.encoder = source.load()
-        self.lang = lang
         self.batch_size = batch_size
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -64,16 +63,12 @@ def encode_with_ray(source: EncoderSource, texts: list[str], lang: str,
                              override_num_blocks=min(blocks, max(len(texts), 1)))
     ds = ds.map_batches(EvalEncodeActor, batch_format="numpy",
                         batch_size=settings.ray_rows_per_batch,
-                        fn_constructor_kwargs={"source": source, "lang": lang,
-                                               "batch_size": settings.batch_size},
+                        fn_constructor_kwargs={"source": source, "batch_size": settings.batch_size},
                         compute=ActorPoolStrategy(size=settings.ray_actors),
                         num_cpus=settings.ray_cpus_per_actor)
-    ids, embs = [], []
-    for batch in ds.iter_batches(batch_format="numpy", batch_size=None):
-        ids.append(batch["id"])
-        embs.append(batch["emb"])
-    order = np.argsort(np.concatenate(ids), kind="stable")
-    return np.concatenate(embs)[order].astype(np.float32)
+    batches = list(ds.iter_batches(batch_format="numpy", batch_size=None))
+    order = np.argsort(np.concatenate([b["id"] for b in batches]), kind="stable")
+    return np.concatenate([b["emb"] for b in batches])[order].astype(np.float32)
 
 
 def encode_pairs(model: EvalModel, a: list[str], b: list[str], lang_a: str, lang_b: str,

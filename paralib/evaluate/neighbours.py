@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from paralib.evaluate.base import Task, register
+from paralib.evaluate.base import Task, load_sets, register
 from paralib.evaluate.encode import encode_texts
 from paralib.evaluate.evalmodel import EvalModel, unit_rows
-from paralib.evaluate.loaders import MissingDataError, Sentences, read_tatoeba
+from paralib.evaluate.loaders import Sentences, read_tatoeba
 
 # language -> Tatoeba sets whose side in that language forms the corpus
 CORPORA = {"en": ("de", "fr", "es"), "de": ("de",)}
@@ -48,22 +48,14 @@ class Neighbours(Task):
                 "and German (de test set), duplicates and the query itself removed.",)
 
     def load(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for lang, sets in CORPORA.items():
-            if lang not in self.settings.neighbour_queries:
-                continue
-            try:
-                sents: dict[str, None] = {}
-                files = []
-                for other in sets:
-                    xs, es, f = read_tatoeba(self.settings.data, other)
-                    files += f
-                    for s in (es if lang == "en" else xs):
-                        sents.setdefault(s.strip())
-                out[lang] = Sentences(list(sents), files)
-            except MissingDataError as exc:
-                out[lang] = exc
-        return out
+        def corpus(lang: str) -> Sentences:
+            read = [read_tatoeba(self.settings.data, other) for other in CORPORA[lang]]
+            sents = dict.fromkeys(s.strip() for xs, es, _ in read
+                                  for s in (es if lang == "en" else xs))
+            return Sentences(list(sents), [f for *_, files in read for f in files])
+
+        return load_sets([lang for lang in CORPORA if lang in self.settings.neighbour_queries],
+                         corpus)
 
     def languages(self, set_name: str, data: Any) -> tuple[str, ...]:
         return (set_name,)

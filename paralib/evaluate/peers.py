@@ -27,23 +27,15 @@ import numpy as np
 
 from paralib.errors import ParalibError
 from paralib.evaluate.evalmodel import EvaluateError, SentenceTransformerEncoder, unit_rows
-from paralib.models.folder import CONFIG, FORMAT
+from paralib.models.folder import CONFIG, FORMAT, json_object
 
 PARALIB, SENTENCE_TRANSFORMERS, MODEL2VEC = "paralib", "sentence-transformers", "model2vec"
 OWN_MODULES = ("paralib.export.st_module.ParalibModule",)
 
 
-def _json(path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def folder_kind(folder: Path) -> str | None:
     """``paralib``, ``model2vec``, ``sentence-transformers`` or ``None`` (none of them)."""
-    config = _json(folder / CONFIG)
+    config = json_object(folder / CONFIG)
     if config.get("format") == FORMAT:
         return PARALIB
     marked = config.get("model_type") == "model2vec" or {"normalize", "embedding_dtype"} <= \

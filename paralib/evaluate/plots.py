@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from operator import itemgetter, methodcaller
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -21,38 +22,33 @@ def _ok(entry: dict | None) -> bool:
     return bool(entry) and entry.get("status") == "ok"
 
 
+PEARSON = methodcaller("get", "pearson")
+# suite -> (title, y label, the plotted number of one ok set)
+CHARTS = {
+    "sts": ("STS 2012-2016 per dataset", "Pearson's r × 100", PEARSON),
+    "stsb": ("STS Benchmark", "Pearson's r × 100", PEARSON),
+    "sick": ("SICK relatedness", "Pearson's r × 100", PEARSON),
+    "sts17": ("STS 2017", "Pearson's r × 100", PEARSON),
+    "detection": ("Paraphrase detection, MLP on [u, v]", "accuracy (%)",
+                  lambda e: (e["features"].get("concat") or e["features"].get("score"))
+                  ["accuracy"]),
+    "tatoeba": ("Tatoeba retrieval xx→en", "accuracy (%)", itemgetter("xx->en")),
+    "xnli": ("XNLI dev retrieval xx→en", "accuracy (%)", itemgetter("xx->en")),
+    "bucc": ("BUCC 2018 mining", "F1 × 100", lambda e: e["test"]["f1"]),
+    "speed": ("Encoding speed", "sentences / s", itemgetter("sentences_per_s")),
+}
+
+
 def plot_values(suite: str, task: TaskReport) -> tuple[str, str, Values] | None:
     """(title, y label, values) of a task's plot, or None when it has none."""
-    vals: Values = {}
-    for m, res in task.models.items():
-        sets = res.get("sets", {})
-        if suite in ("sts", "stsb", "sick", "sts17"):
-            vals[m] = {s: e.get("pearson") for s, e in sets.items() if _ok(e)}
-        elif suite == "detection":
-            vals[m] = {s: (e["features"].get("concat") or e["features"].get("score"))["accuracy"]
-                       for s, e in sets.items() if _ok(e)}
-        elif suite in ("tatoeba", "xnli"):
-            vals[m] = {s: e["xx->en"] for s, e in sets.items() if _ok(e)}
-        elif suite == "bucc":
-            vals[m] = {s: e["test"]["f1"] for s, e in sets.items() if _ok(e)}
-        elif suite == "speed":
-            vals[m] = {s: e["sentences_per_s"] for s, e in sets.items() if _ok(e)}
+    if suite not in CHARTS:
+        return None
+    title, ylabel, value = CHARTS[suite]
+    vals: Values = {m: {s: value(e) for s, e in res.get("sets", {}).items() if _ok(e)}
+                    for m, res in task.models.items()}
     if not any(v is not None for d in vals.values() for v in d.values()):
         return None
-    labels = {
-        "sts": ("STS 2012-2016 per dataset", "Pearson's r × 100"),
-        "stsb": ("STS Benchmark", "Pearson's r × 100"),
-        "sick": ("SICK relatedness", "Pearson's r × 100"),
-        "sts17": ("STS 2017", "Pearson's r × 100"),
-        "detection": ("Paraphrase detection, MLP on [u, v]", "accuracy (%)"),
-        "tatoeba": ("Tatoeba retrieval xx→en", "accuracy (%)"),
-        "xnli": ("XNLI dev retrieval xx→en", "accuracy (%)"),
-        "bucc": ("BUCC 2018 mining", "F1 × 100"),
-        "speed": ("Encoding speed", "sentences / s"),
-    }
-    if suite not in labels:
-        return None
-    return (*labels[suite], vals)
+    return title, ylabel, vals
 
 
 def pyplot() -> ModuleType:
@@ -78,9 +74,7 @@ def save_figure(fig: Figure, path: Path, dpi: int = 80) -> Path:
 def bar_chart(title: str, ylabel: str, values: Values, path: Path) -> Path:
     """Grouped bars: categories on the x axis, one colour per model; saved as PNG."""
     plt = pyplot()
-    cats: list[str] = []
-    for d in values.values():
-        cats += [c for c in d if c not in cats]
+    cats = list(dict.fromkeys(c for d in values.values() for c in d))
     models = list(values)
     width = 0.8 / max(len(models), 1)
     fig, ax = plt.subplots(figsize=(min(16.0, 2.5 + len(cats) * (0.3 + 0.12 * len(models))),

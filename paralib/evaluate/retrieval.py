@@ -52,8 +52,6 @@ def report_scores(sets: Mapping[str, Mapping], langs: tuple[str, ...] | list[str
     """Each language's score from a retrieval suite's ``sets`` (``{"ar-en": {"status": "ok",
     "xx->en": ..., "en->xx": ...}}``, as ``paralib evaluate`` reports them): NaN for a language
     whose set is missing or failed."""
-    out = {}
-    for lang in langs:
-        entry = sets.get(f"{lang}-en", {})
-        out[lang] = language_score(entry) if entry.get("status") == "ok" else float("nan")
-    return out
+    entries = {lang: sets.get(f"{lang}-en", {}) for lang in langs}
+    return {lang: language_score(e) if e.get("status") == "ok" else float("nan")
+            for lang, e in entries.items()}

@@ -43,20 +43,11 @@ class Evaluation:
 def resolve_suites(suites: Iterable[str]) -> list[str]:
     """Suite names in run order (``all`` = every suite but the development sets, which are
     run only by name); unknown names are an error."""
-    names: list[str] = []
-    for s in suites:
-        for part in str(s).split(","):
-            part = part.strip()
-            if not part:
-                continue
-            if part == "all":
-                names += [s for s in SUITES if s not in DEV_SUITES]
-            elif part in SUITES:
-                names.append(part)
-            else:
-                raise EvaluateError(f"unknown suite '{part}'; choose from "
-                                    f"{', '.join(SUITES)} or all")
-    return [s for s in SUITES if s in names]
+    names = [part.strip() for s in suites for part in str(s).split(",") if part.strip()]
+    for part in names:
+        if part != "all" and part not in SUITES:
+            raise EvaluateError(f"unknown suite '{part}'; choose from {', '.join(SUITES)} or all")
+    return [s for s in SUITES if s in names or ("all" in names and s not in DEV_SUITES)]
 
 
 def describe_data(data: Any) -> dict:

@@ -22,15 +22,6 @@ from paralib.evaluate.loaders import read_gz_lines
 SPEED_FILE = ("bitext", "multi30k", "task1", "raw", "train.en.gz")
 
 
-def _threads() -> int | None:
-    try:
-        import torch
-
-        return int(torch.get_num_threads())
-    except ImportError:
-        return None
-
-
 @register
 class Speed(Task):
     """Sentences per second on a fixed English set."""
@@ -52,6 +43,8 @@ class Speed(Task):
             path, "encoding speed set", self.settings.speed_sentences))
 
     def run_set(self, model: EvalModel, set_name: str, data: list[str]) -> dict:
+        import torch
+
         bs = self.settings.speed_batch_size
         enc = model.encoder
         enc.encode(data[:bs], batch_size=bs)
@@ -60,5 +53,5 @@ class Speed(Task):
         seconds = time.perf_counter() - start
         return {"sentences": len(data), "seconds": seconds,
                 "sentences_per_s": len(data) / seconds if seconds > 0 else None,
-                "dim": int(emb.shape[1]), "batch_size": bs, "torch_threads": _threads(),
-                "cpus": os.cpu_count()}
+                "dim": int(emb.shape[1]), "batch_size": bs,
+                "torch_threads": torch.get_num_threads(), "cpus": os.cpu_count()}

@@ -58,15 +58,13 @@ class STS(PairCorrelationTask):
         return load_sets(list(names), lambda n: read_sts(self.settings.data, *names[n]))
 
     def summarise(self, sets: dict[str, dict]) -> dict:
-        years: dict[str, dict] = {}
-        for year in STS_YEARS:
-            done = [v for k, v in sets.items() if k.startswith(f"{year} ") and
-                    v["status"] == "ok"]
-            years[str(year)] = {m: mean_of([v[m] for v in done]) for m in ("pearson", "spearman")}
-            years[str(year)]["datasets"] = len(done)
-        done = [v for v in sets.values() if v["status"] == "ok"]
-        everything = {m: mean_of([v[m] for v in done]) for m in ("pearson", "spearman")}
-        return {"years": years, "all": {**everything, "datasets": len(done)}}
+        def means(done: list[dict]) -> dict:
+            return {"pearson": mean_of([v["pearson"] for v in done]),
+                    "spearman": mean_of([v["spearman"] for v in done]), "datasets": len(done)}
+
+        ok = {k: v for k, v in sets.items() if v["status"] == "ok"}
+        return {"years": {str(y): means([v for k, v in ok.items() if k.startswith(f"{y} ")])
+                          for y in STS_YEARS}, "all": means(list(ok.values()))}
 
 
 @register

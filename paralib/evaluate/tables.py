@@ -45,7 +45,7 @@ def cell(entry: dict | None, key: str, digits: int = 1) -> str:
 def pair_cell(entry: dict | None, a: str, b: str) -> str:
     """``a / b`` of an ok entry, else its status."""
     if entry is None or entry.get("status", "ok") != "ok":
-        return "-" if entry is None else entry["status"]
+        return cell(entry, a)
     return f"{num(entry.get(a))} / {num(entry.get(b))}"
 
 
@@ -108,10 +108,7 @@ def detection_tables(task: TaskReport) -> list[Table]:
     labels = {**FEATURES, "score": "score"}
     rows = []
     for m, res in task.models.items():
-        kinds = []
-        for s in sets:
-            e = _set(res, s)
-            kinds += [k for k in e.get("features", {}) if k not in kinds]
+        kinds = list(dict.fromkeys(k for s in sets for k in _set(res, s).get("features", {})))
         for k in kinds or ["concat"]:
             row = [f"{m} {labels[k]}"]
             for s in sets:
@@ -130,13 +127,8 @@ def detection_tables(task: TaskReport) -> list[Table]:
 
 def tatoeba_tables(task: TaskReport, title: str = "Tatoeba") -> list[Table]:
     """Retrieval accuracy xx→en / en→xx (%) per language."""
-    langs: list[str] = []
-    for res in task.models.values():
-        langs += [s for s in res.get("sets", {}) if s not in langs]
-    rows = [[m] +
-            [pair_cell(res.get("sets", {}).get(s), "xx->en", "en->xx")
-             if s in res.get("sets", {}) else (res.get("status") if res.get("status") != "ok"
-                                               else "-") for s in langs]
+    langs = list(dict.fromkeys(s for res in task.models.values() for s in res.get("sets", {})))
+    rows = [[m] + [pair_cell(_set(res, s), "xx->en", "en->xx") for s in langs]
             for m, res in task.models.items()]
     return [Table(f"{title} retrieval accuracy (%, xx→en / en→xx)", ["Model", *langs],
                   rows)]

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from paralib.console import log_to_file
-from paralib.evaluate.base import Task, overall_status, register
-from paralib.evaluate.common import error, missing, not_applicable, skipped
+from paralib.evaluate.base import Task, load_sets, register
+from paralib.evaluate.common import not_applicable, skipped
 from paralib.evaluate.encode import encode_texts
 from paralib.evaluate.evalmodel import EvalModel
-from paralib.evaluate.loaders import XNLI_LANGS, MissingDataError, read_tatoeba, read_xnli_dev
+from paralib.evaluate.loaders import XNLI_LANGS, Aligned, read_tatoeba, read_xnli_dev
 from paralib.evaluate.retrieval import both_directions, retrieval_accuracy
 
 __all__ = ["Tatoeba", "XnliDev", "retrieval_accuracy"]
@@ -41,37 +40,20 @@ class Tatoeba(Task):
         """The languages besides English to search in."""
         return [lang for lang in model.languages or () if lang != "en"]
 
-    def _read(self, lang: str, loaded: dict[str, Any]) -> Any:
-        if lang not in loaded:
-            try:
-                loaded[lang] = self.read(lang)
-            except MissingDataError as exc:
-                loaded[lang] = exc
-        return loaded[lang]
-
     def run(self, model: EvalModel, loaded: dict[str, Any]) -> dict:
         if not model.is_encoder:
             return not_applicable(model, self.title)
         others = self.targets(model)
         if not model.covers("en") or not others:
             return {**skipped(model, ["en", "another language"]), "sets": {}}
-        sets: dict[str, dict] = {}
-        for lang in others:
-            data = self._read(lang, loaded)
-            name = f"{lang}-en"
-            if isinstance(data, MissingDataError):
-                sets[name] = missing(data)
-                continue
-            try:
-                xs, es, files = data
-                ex = encode_texts(model, xs, lang, self.settings)
-                ee = encode_texts(model, es, "en", self.settings)
-                sets[name] = {"status": "ok", "n": len(xs), "files": files,
-                              **both_directions(ex, ee)}
-            except Exception as exc:  # one failing language must not stop the others
-                log_to_file(f"{self.name}/{name} failed for {model.name}", exc)
-                sets[name] = error(exc)
-        return {"status": overall_status(sets), "sets": sets}
+        loaded.update(load_sets([lang for lang in others if lang not in loaded], self.read))
+        return super().run(model, {f"{lang}-en": loaded[lang] for lang in others})
+
+    def run_set(self, model: EvalModel, set_name: str, data: Aligned) -> dict:
+        xs, es, files = data
+        ex = encode_texts(model, xs, set_name.removesuffix("-en"), self.settings)
+        ee = encode_texts(model, es, "en", self.settings)
+        return {"n": len(xs), "files": files, **both_directions(ex, ee)}
 
 
 @register

@@ -31,6 +31,7 @@ is not there falls apart into its marker (row ``<unk>``) and characters no entry
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import sys
 import tempfile
@@ -88,14 +89,12 @@ def lowercase() -> list[normalizers.Normalizer]:
 
 def char_class(chars: Iterable[str], negate: bool = False) -> str:
     """A regex character class (Oniguruma syntax) of ``chars`` as code point ranges."""
-    cps = sorted({ord(c) for c in chars})
-    parts, i = [], 0
-    while i < len(cps):
-        j = i
-        while j + 1 < len(cps) and cps[j + 1] == cps[j] + 1:
-            j += 1
-        parts.append(f"\\x{{{cps[i]:x}}}" + (f"-\\x{{{cps[j]:x}}}" if j > i else ""))
-        i = j + 1
+    parts = []
+    for _, run in itertools.groupby(enumerate(sorted({ord(c) for c in chars})),
+                                    lambda ic: ic[1] - ic[0]):  # runs of consecutive code points
+        (_, lo), *rest = run
+        hi = rest[-1][1] if rest else lo
+        parts.append(f"\\x{{{lo:x}}}" + (f"-\\x{{{hi:x}}}" if hi > lo else ""))
     return "[" + ("^" if negate else "") + "".join(parts) + "]"
 
 

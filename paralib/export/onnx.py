@@ -39,7 +39,7 @@ def graph(vectors: np.ndarray, int8: bool = False, name: str = "paralib"):
     ``input_ids`` where ``attention_mask`` is 1 (rows stored as int8 with per-row scales when
     ``int8``)."""
     import torch
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, checker, helper, numpy_helper
 
     from paralib.models.quantized import quantize_rows
 
@@ -77,8 +77,6 @@ def graph(vectors: np.ndarray, int8: bool = False, name: str = "paralib"):
         [helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["batch", dim])], inits)
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)],
                               ir_version=IR_VERSION, producer_name="paralib")
-    from onnx import checker
-
     checker.check_model(model)
     return model
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from paralib.export.errors import ExportError
 from paralib.export.static import STATIC_TARGETS, check_static
-from paralib.models.folder import MARKER, has_format
+from paralib.models.folder import MARKER, has_format, json_object
 
 if TYPE_CHECKING:
     from paralib.export.measure import Measured
@@ -53,18 +53,7 @@ class Exported:
 
 def made_by_export(folder: Path) -> bool:
     """Whether ``folder`` holds the marker of an earlier ``paralib export``."""
-    try:
-        return json.loads((folder / EXPORT_MARKER).read_text()).get("stage") == "export"
-    except (OSError, ValueError, AttributeError):
-        return False
-
-
-def _is_trained_model(folder: Path) -> bool:
-    """Whether ``folder`` is a paralib model folder (``paralib train``'s or a shipped one;
-    not one that ``paralib export --to paralib`` wrote)."""
-    if (folder / MARKER).is_file():
-        return True
-    return not made_by_export(folder) and has_format(folder)
+    return json_object(folder / EXPORT_MARKER).get("stage") == "export"
 
 
 def _what_blocks(out: Path) -> str | None:
@@ -80,7 +69,8 @@ def _what_blocks(out: Path) -> str | None:
         return None
     if not out.is_dir():
         return "is a file"
-    if _is_trained_model(out):
+    # a model folder of paralib train or a shipped one (not one that export --to paralib wrote)
+    if (out / MARKER).is_file() or (not made_by_export(out) and has_format(out)):
         return "is a paralib model folder (a trained or shipped model), which export never replaces"
     if made_by_export(out) or not any(out.iterdir()):
         return None
@@ -101,17 +91,11 @@ def check_out(model: Path, out: Path) -> None:
                           "or a folder an earlier paralib export wrote")
 
 
-def _umask() -> int:
-    """The process's umask (read by setting it, then setting it back)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def _follow_umask(root: Path) -> None:
     """Give ``root`` and everything in it the modes a plain ``mkdir`` / ``open`` would under
     the umask (``mkdtemp`` makes 0700, some writers 0600)."""
-    mask = _umask()
+    mask = os.umask(0o022)  # the process's umask, read by setting it, then set back
+    os.umask(mask)
     os.chmod(root, 0o777 & ~mask)
     for folder, dirs, files in os.walk(root):
         for d in dirs:
@@ -238,10 +222,7 @@ def _write(encoder: SentenceEncoder, model: Path, out: str, tmp: Path, to: str, 
         from paralib.export.dims import through_int8
         from paralib.export.measure import measure
 
-        written = through_int8(encoder) if int8 else encoder
-        from paralib.models.shipped import resolve
-
-        measured = measure(source, resolve(model), written, tmp, int8)
+        measured = measure(source, model, through_int8(encoder) if int8 else encoder, tmp, int8)
     card = model_card(name, to, module, model, source, out,
                       Path(quality) if quality else None, notes, measured)
     (tmp / "README.md").write_text(card, encoding="utf-8")

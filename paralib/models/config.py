@@ -107,11 +107,8 @@ class ModelConfig(Strict):
     @model_validator(mode="after")
     def _sum_needs_equal_sizes(self) -> ModelConfig:
         if self.combine == "sum" and len(self.parts) > 1:
-            sizes = {_out_dim(p) for p in self.parts}
+            sizes = {(p.hidden or p.dim) if p.encoder in ("lstm", "blstm") else p.dim
+                     for p in self.parts}
             if len(sizes) > 1:
                 raise ValueError(f"combine: sum needs parts of one size, got {sorted(sizes)}")
         return self
-
-
-def _out_dim(part: PartConfig) -> int:
-    return (part.hidden or part.dim) if part.encoder in ("lstm", "blstm") else part.dim

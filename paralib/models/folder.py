@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 from paralib.models.errors import ModelFolderError
 
@@ -21,19 +22,24 @@ FORMAT = "paralib-encoder"
 CONFIG, WEIGHTS, CARD = "config.json", "model.safetensors", "README.md"
 
 
+def json_object(path: Path) -> dict[str, Any]:
+    """The JSON object in the file ``path``; ``{}`` when it is unreadable or not an object."""
+    try:
+        value = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def has_format(folder: Path) -> bool:
     """Whether ``folder``'s ``config.json`` says it is a paralib model (:data:`FORMAT`)."""
-    try:
-        return json.loads((folder / CONFIG).read_text()).get("format") == FORMAT
-    except (OSError, ValueError, AttributeError):
-        return False
+    return json_object(folder / CONFIG).get("format") == FORMAT
 
 
 def made_by_paralib(folder: Path) -> bool:
     """Whether ``folder`` is a model folder paralib wrote (or an empty folder)."""
-    if (folder / MARKER).is_file() or (folder.is_dir() and not any(folder.iterdir())):
-        return True
-    return has_format(folder)
+    return ((folder / MARKER).is_file() or (folder.is_dir() and not any(folder.iterdir()))
+            or has_format(folder))
 
 
 def check_replaceable(out: Path) -> None:

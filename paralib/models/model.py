@@ -13,12 +13,6 @@ from paralib.models.init import init_embedding
 from paralib.models.tokenizers import Tokenizer, build_tokenizer
 
 
-def pad_ids(seqs: list[list[int]], max_tokens: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Right-pad id lists (truncated to ``max_tokens``) into ``(B, T)`` ids and ``(B,)`` lengths
-    (:meth:`Bags.padded`)."""
-    return Bags.from_lists(seqs, max_tokens).padded()
-
-
 def fit_tokenizers(config: ModelConfig, texts: list[str]) -> list[Tokenizer]:
     """One fitted tokeniser per part (parts with the same settings share one)."""
     done: dict[tuple, Tokenizer] = {}
@@ -79,12 +73,10 @@ class ParaphraseModel(nn.Module):
 
     def batch(self, ids: list[list[list[int]]], device: torch.device | str = "cpu"
               ) -> list[tuple[torch.Tensor, torch.Tensor]]:
-        """Padded tensors per part."""
-        out = []
-        for part, seqs in zip(self.config.parts, ids, strict=True):
-            t, n = pad_ids(seqs, part.max_tokens)
-            out.append((t.to(device), n.to(device)))
-        return out
+        """Padded tensors per part: right-padded ``(B, T)`` ids, cut to the part's
+        ``max_tokens``, and ``(B,)`` lengths (:meth:`Bags.padded`)."""
+        return [Bags.from_lists(seqs, part.max_tokens).padded(device)
+                for part, seqs in zip(self.config.parts, ids, strict=True)]
 
     def slots(self) -> list[int]:
         """For every part, the index of its token stream (:func:`token_streams`)."""
@@ -124,9 +116,6 @@ class ParaphraseModel(nn.Module):
 
 
 def _extra(part) -> dict:
-    extra: dict = {"dropout": part.dropout}
-    if part.encoder != "avg":
-        extra["hidden"] = part.hidden
-    else:
-        extra["dropout_on"] = part.dropout_on
-    return extra
+    if part.encoder == "avg":
+        return {"dropout": part.dropout, "dropout_on": part.dropout_on}
+    return {"dropout": part.dropout, "hidden": part.hidden}

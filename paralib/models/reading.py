@@ -110,8 +110,6 @@ def weight_shapes(folder: Path) -> dict[str, tuple[int, ...]]:
     from safetensors import safe_open
 
     path = folder / WEIGHTS
-    if not path.is_file():
-        raise ModelLoadError(f"{folder} is incomplete: {WEIGHTS} is missing")
     inside(folder, path, WEIGHTS)
     try:
         with safe_open(str(path), framework="pt") as f:
@@ -172,14 +170,11 @@ def build_checked(folder: Path, config: dict[str, Any]) -> ParaphraseModel:
     from paralib.models.tokenizers import Tokenizer
 
     model_config = ModelConfig.model_validate(config["model"])
-    names = config["tokenizers"]
-    cache: dict[Path, Tokenizer] = {}
-    for d in tokenizer_dirs(folder, config):
-        if d not in cache:  # parts that share a tokeniser load it once
-            cache[d] = Tokenizer.load(d)
-    toks = [cache[d] for d in tokenizer_dirs(folder, config)]
+    dirs = tokenizer_dirs(folder, config)
+    loaded = {d: Tokenizer.load(d) for d in dict.fromkeys(dirs)}  # a shared tokeniser once
+    toks = [loaded[d] for d in dirs]
     shapes = weight_shapes(folder)
-    check_sizes(folder, model_config.parts, [t.size for t in toks], names, shapes)
+    check_sizes(folder, model_config.parts, [t.size for t in toks], config["tokenizers"], shapes)
     try:
         with torch.device("meta"):
             planned = ParaphraseModel(model_config, toks)

@@ -11,7 +11,6 @@ import torch
 from paralib.models.bags import Bags
 from paralib.models.config import ModelConfig
 from paralib.models.encoders import ENCODERS
-from paralib.models.model import pad_ids
 
 SEQS = [[5, 6, 7], [], [8], [9, 10, 11, 12, 13], [3, 4]]
 
@@ -25,12 +24,6 @@ def test_take_concat_slice_and_arrow_keep_every_sentence():
     sliced = pa.array(SEQS, type=pa.list_(pa.int32())).slice(2, 3)
     assert Bags.from_arrow(sliced).to_lists() == SEQS[2:5]
     assert Bags.from_lists(SEQS, max_tokens=2).to_lists() == [s[:2] for s in SEQS]
-
-
-def test_padded_form_is_pad_ids():
-    ids, lengths = Bags.from_lists(SEQS).padded()
-    want_ids, want_lengths = pad_ids(SEQS, 100)
-    assert torch.equal(ids, want_ids) and torch.equal(lengths, want_lengths)
 
 
 def test_word_dropout_keeps_one_token_and_scrambling_keeps_the_multiset():
@@ -57,7 +50,7 @@ def test_bag_path_equals_padded_path(name):
     enc = ENCODERS[name](20, 16, **kwargs).eval()
     seqs = [s for s in SEQS if s]
     with torch.no_grad():
-        padded = enc(*pad_ids(seqs, 100))
+        padded = enc(*Bags.from_lists(seqs, 100).padded())
         bagged = enc.forward_bags(Bags.from_lists(seqs))
     assert torch.allclose(padded, bagged, atol=1e-6)
 
