@@ -212,6 +212,7 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
     removed_text = (", ".join(f"{k} {v:,}" for k, v in removed.items()) or "none"
                     if isinstance(removed, dict) else str(removed))
     tokens = {p.get("tokens") for p in config["model"]["parts"]}
+    others = ", ".join(dict.fromkeys(s.kind for s in train.sources if s.kind != "corpus"))
     vocabulary = vocabulary_sentence(tokens, train.vocab_sample,
                                      summary.get("pairs", 0), len(langs),
                                      train.vocab_sample_by)
@@ -222,8 +223,7 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
     front = ["---", "language:", *[f"- {lang}" for lang in langs], "license: other",
              "license_name: training-data-terms", "library_name: paralib",
              "tags:", "- sentence-similarity", "- paraphrastic-embeddings",
-             "- static-embeddings", "datasets:", *[f"- {c}" for c in corpora],
-             "- ntrex-128", "- tico-19", "- bible-versions", "- multi30k", "---"]
+             "- static-embeddings", "datasets:", *[f"- {c}" for c in corpora], "---"]
     body = [
         f"# {name}", "",
         f"A paraphrastic sentence encoder trained by paralib: {parts}, "
@@ -238,7 +238,7 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
         "- decontamination (pairs sharing a side with an evaluation set, removed): by "
         "`paralib decontaminate` from the corpus: "
         + (", ".join(f"{k} {v:,}" for k, v in earlier.items()) or "none") +
-        f"; by `paralib train` from the other sources (the captions): {removed_text}",
+        f"; by `paralib train` from the other sources ({others}): {removed_text}",
         *[line if line.startswith("- mix") else "  " + line
           for line in training_mix(summary, train_config)],
         f"- reproduce from `../shared/data`: `{command}`",
