@@ -124,7 +124,7 @@ def train_one(tree: dict, threads: int) -> tuple[object, dict | None, dict]:
     model.initialise()
     optimizer = build_optimizer(model, cfg.train.lr, use_sparse(cfg.train))
     trainer = MegaBatchTrainer(cfg.train, model, optimizer, bilingual=True, seed=cfg.train.seed)
-    rows, dev, batch = prepared.table(["group"]), load_dev(cfg.train.dev), cfg.train.batch_size
+    rows, dev, batch = prepared.table(), load_dev(cfg.train.dev), cfg.train.batch_size
     history, best, best_state, train_s = [], None, None, 0.0
     for epoch in range(cfg.train.epochs):
         order = np.random.default_rng(cfg.train.seed + epoch).permutation(rows.num_rows)

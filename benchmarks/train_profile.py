@@ -71,7 +71,7 @@ def profile(prepared, tree: dict, steps: int, m: int, sparse: bool) -> dict:
     model.initialise()
     optimizer = build_optimizer(model, cfg.train.lr, sparse)
     trainer = MegaBatchTrainer(cfg.train, model, optimizer, bilingual=True, seed=1)
-    rows = prepared.table(["group"])
+    rows = prepared.table()
     order = np.random.default_rng(1).permutation(rows.num_rows)[:(steps + m) * 100]
     chunks = [rows.take(order[i:i + 100]) for i in range(0, len(order), 100)]
     trainer.train_megabatch(chunks[:m])           # warm-up: allocator, moments, caches
