@@ -212,7 +212,8 @@ def card(name: str, config: dict, summary: dict, train_config: Path, quality: Pa
     removed_text = (", ".join(f"{k} {v:,}" for k, v in removed.items()) or "none"
                     if isinstance(removed, dict) else str(removed))
     tokens = {p.get("tokens") for p in config["model"]["parts"]}
-    others = ", ".join(dict.fromkeys(s.kind for s in train.sources if s.kind != "corpus"))
+    others = (", ".join(dict.fromkeys(s.kind for s in train.sources if s.kind != "corpus"))
+              or "none")
     vocabulary = vocabulary_sentence(tokens, train.vocab_sample,
                                      summary.get("pairs", 0), len(langs),
                                      train.vocab_sample_by)
