@@ -67,8 +67,10 @@ class StageReport:
     def add(self, counts: StageManifest | dict) -> None:
         """Add one shard's marker counts."""
         counts = StageManifest.load(counts)
-        for name in ("rows_in", "rows_out", "rows_rejected", "hypotheses"):
-            setattr(self, name, getattr(self, name) + getattr(counts, name))
+        self.rows_in += counts.rows_in
+        self.rows_out += counts.rows_out
+        self.rows_rejected += counts.rows_rejected
+        self.hypotheses += counts.hypotheses
         for reason, n in counts.reasons.items():
             self.reasons[reason] = self.reasons.get(reason, 0) + n
 
